@@ -1,0 +1,173 @@
+"""The data that crosses layers: coordinates, passages, search requests, hits and responses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class CoordinateError(ValueError):
+    """Text that is not a coordinate (``corpus/book/paragraph``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Coordinate:
+    """Where a passage lives: ``cst/vin02m3.mul/75``, ``cst/vin02m3.mul/75.3``, ``cst/s0510m1.mul/12~2``.
+
+    ``book`` may itself contain ``/`` (Markdown files in folders); the paragraph part is always the
+    last segment.
+    """
+
+    corpus: str
+    book: str
+    para: str
+
+    @classmethod
+    def parse(cls, text: str) -> Coordinate:
+        text = text.strip().strip("/")
+        corpus, _, rest = text.partition("/")
+        book, _, para = rest.rpartition("/")
+        if not corpus or not book or not para:
+            raise CoordinateError(
+                f"not a coordinate: {text!r} (expected corpus/book/paragraph, e.g. cst/vin02m3.mul/75)"
+            )
+        return cls(corpus, book, para)
+
+    def __str__(self) -> str:
+        return f"{self.corpus}/{self.book}/{self.para}"
+
+
+class Category(StrEnum):
+    """Layer of the canon a book belongs to."""
+
+    MULA = "mula"
+    ATTHAKATHA = "atthakatha"
+    TIKA = "tika"
+    ANYA = "anya"
+
+
+@dataclass(slots=True)
+class BookInfo:
+    """A book (one CST file stem, one Markdown file, one Bible book)."""
+
+    corpus: str
+    book: str
+    title: str
+    category: str = ""
+    tags: list[str] = field(default_factory=list)
+    group_path: list[str] = field(default_factory=list)  # e.g. Tipiṭaka (Mūla) > Vinayapiṭaka
+
+
+@dataclass(slots=True)
+class Passage:
+    """One addressable unit of text (a paragraph, a verse, a chunk) with everything needed to cite it."""
+
+    corpus: str
+    book: str
+    para: str
+    seq: int  # reading order within the book
+    text: str  # plain text, notes removed: what is searched
+    display: str  # Markdown: bold as **…**, notes as [^n] markers
+    channel: str = "pali"
+    language: str = "pali"
+    granularity: str = "paragraph"
+    book_title: str = ""
+    path: list[str] = field(default_factory=list)  # heading path, outermost first
+    chapter: int = 0  # index of the chapter (top heading below the book) within the book
+    kind: str = ""  # paragraph type, e.g. CST rend="bodytext"
+    bold: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    page_refs: list[str] = field(default_factory=list)  # every page the passage touches: P2.0031
+    page_starts: list[str] = field(default_factory=list)  # pages that begin inside the passage
+    category: str = ""
+    tags: list[str] = field(default_factory=list)
+
+    @property
+    def coordinate(self) -> str:
+        return f"{self.corpus}/{self.book}/{self.para}"
+
+
+# --- search ----------------------------------------------------------------------------------------
+
+
+class SearchMode(StrEnum):
+    FUZZY = "fuzzy"
+    EXACT = "exact"
+    SEMANTIC = "semantic"
+    HYBRID = "hybrid"
+
+
+MAX_LIMIT = 100
+MAX_OFFSET = 10_000
+
+
+class SearchRequest(BaseModel):
+    """What a caller asks of search, whatever the surface (CLI, HTTP, MCP)."""
+
+    q: str = ""
+    mode: SearchMode = SearchMode.FUZZY
+    page_ref: str | None = None
+    books: list[str] = Field(default_factory=list)
+    categories: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    languages: list[str] = Field(default_factory=list)
+    channels: list[str] = Field(default_factory=list)
+    corpora: list[str] = Field(default_factory=list)
+    granularity: str | None = None
+    limit: int = Field(10, ge=1, le=MAX_LIMIT)
+    offset: int = Field(0, ge=0, le=MAX_OFFSET)
+    scheme: str = "auto"  # input scheme of ASCII queries: auto, iast, velthuis, hk
+
+
+class Hit(BaseModel):
+    rank: int
+    coordinate: str
+    corpus: str
+    book: str
+    book_title: str
+    paragraph: str
+    channel: str
+    language: str
+    granularity: str
+    category: str
+    tags: list[str]
+    path: list[str]
+    page_refs: list[str]
+    snippet: str
+    score: float
+    bold_match: bool = False
+
+
+class Bucket(BaseModel):
+    key: str
+    count: int
+    title: str | None = None
+
+
+class QueryInfo(BaseModel):
+    """How the query was understood: shown so the method can be reported."""
+
+    original: str
+    mode: SearchMode
+    normalized: str = ""
+    steps: list[str] = Field(default_factory=list)
+    terms: list[str] = Field(default_factory=list)
+    phrases: list[list[str]] = Field(default_factory=list)
+    excluded: list[str] = Field(default_factory=list)
+    prefixes: list[str] = Field(default_factory=list)
+    field: str = ""
+    page_ref: dict[str, Any] | None = None
+    filters: dict[str, Any] = Field(default_factory=dict)
+    bold_ranking: bool = True
+
+
+class SearchResponse(BaseModel):
+    total: int
+    took_ms: float
+    hits: list[Hit]
+    aggregations: dict[str, list[Bucket]] = Field(default_factory=dict)
+    query_info: QueryInfo
+    outcome: str = "hits"  # hits | no_hits

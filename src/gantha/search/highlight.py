@@ -1,0 +1,67 @@
+"""Highlighted snippets, computed from a passage's plain text and the analysed query.
+
+Backend-agnostic: every store returns the passage text, and the words are matched here with the
+same analysis (fold or canon) that built the index, so highlights land on the words that matched.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+from gantha.text.pali import WORD_RE
+
+SNIPPET_WORDS = 36
+
+
+def mark_positions(tokens: list[str], terms: set[str], phrases: list[list[str]], prefixes: list[str]) -> set[int]:
+    """Indexes of the tokens that match a term, a prefix, or lie inside a phrase occurrence."""
+    marked = {i for i, t in enumerate(tokens) if t in terms or any(t.startswith(p) for p in prefixes)}
+    for phrase in phrases:
+        n = len(phrase)
+        for i in range(len(tokens) - n + 1):
+            if tokens[i : i + n] == phrase:
+                marked.update(range(i, i + n))
+    return marked
+
+
+def snippet(
+    text: str,
+    analyse: Callable[[str], str],
+    terms: set[str],
+    phrases: list[list[str]] = (),  # type: ignore[assignment]
+    prefixes: list[str] = (),  # type: ignore[assignment]
+    *,
+    width: int = SNIPPET_WORDS,
+    open_tag: str = "<mark>",
+    close_tag: str = "</mark>",
+) -> tuple[str, int]:
+    """An HTML-escaped window of ``width`` words around the densest matches; return it with the match count."""
+    spans = [(m.start(), m.end()) for m in WORD_RE.finditer(text)]
+    tokens = [analyse(text[s:e]) for s, e in spans]
+    marked = mark_positions(tokens, terms, list(phrases), list(prefixes))
+    if not spans:
+        return html.escape(text), 0
+    if len(spans) <= width:
+        first, last = 0, len(spans) - 1
+    else:
+        ordered = sorted(marked)
+        best_start, best = 0, -1
+        for i in ordered or [0]:
+            start = max(0, min(i - width // 4, len(spans) - width))
+            count = sum(1 for j in ordered if start <= j < start + width)
+            if count > best:
+                best_start, best = start, count
+        first, last = best_start, best_start + width - 1
+    begin = 0 if first == 0 else spans[first][0]
+    end = len(text) if last == len(spans) - 1 else spans[last][1]
+    out, pos = [], begin
+    for i in range(first, last + 1):
+        s, e = spans[i]
+        if i in marked:
+            out.append(html.escape(text[pos:s]))
+            out.append(f"{open_tag}{html.escape(text[s:e])}{close_tag}")
+            pos = e
+    out.append(html.escape(text[pos:end]))
+    body = "".join(out).strip()
+    return ("… " if begin > 0 else "") + body + (" …" if end < len(text) else ""), len(marked)

@@ -1,0 +1,166 @@
+"""Search: turn a SearchRequest into an analysed store query, run it, and explain it.
+
+Backend-agnostic: it speaks to any ``Store``. Fuzzy mode matches diacritic-folded words, exact
+mode the canonical form as typed; bold occurrences rank first; a page reference selects the
+paragraphs on that page of that edition, the one the page begins in first.
+"""
+
+from __future__ import annotations
+
+import time
+
+from gantha.model import Bucket, Category, Hit, QueryInfo, SearchMode, SearchRequest, SearchResponse
+from gantha.search.highlight import snippet
+from gantha.search.query import ParsedQuery, parse_query
+from gantha.store.base import Clause, Store, StoreQuery
+from gantha.text.pali import canon, fold, normalize_query_text
+from gantha.text.refs import EDITIONS, parse_page_ref
+
+
+class SearchError(ValueError):
+    """A request that cannot be answered as asked; ``code`` is machine-readable."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def _norm_filter(values: list[str]) -> list[str]:
+    return [v for item in values for v in (s.strip() for s in item.split(",")) if v]
+
+
+class Searcher:
+    """Answers search requests against one store."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    # --- request → store query ---------------------------------------------------------------
+
+    def _filters(self, req: SearchRequest) -> dict[str, list[str]]:
+        books_known = self.store.books()
+        filters: dict[str, list[str]] = {}
+        books = _norm_filter(req.books)
+        if books:
+            by_id = {rec.info.book: rec for rec in books_known.values()}
+            unknown = [b for b in books if b not in by_id and b not in books_known]
+            if unknown:
+                raise SearchError(
+                    "unknown_book",
+                    f"unknown book {unknown[0]!r}: books are ids such as vin02m3.mul (see /api/v3/books)",
+                )
+            filters["book"] = [b.split("/", 1)[1] if b in books_known else b for b in books]
+        categories = [fold(c).replace("-", "") for c in _norm_filter(req.categories)]
+        valid = [c.value for c in Category]
+        if bad := [c for c in categories if c not in valid]:
+            raise SearchError("unknown_category", f"unknown category {bad[0]!r}; one of {', '.join(valid)}")
+        if categories:
+            filters["category"] = categories
+        tags = [fold(t) for t in _norm_filter(req.tags)]
+        known_tags = {t for rec in books_known.values() for t in rec.info.tags}
+        if bad := [t for t in tags if t not in known_tags]:
+            raise SearchError("unknown_tag", f"unknown tag {bad[0]!r}; known tags: {', '.join(sorted(known_tags))}")
+        if tags:
+            filters["tags"] = tags
+        for name, values in (("language", req.languages), ("channel", req.channels), ("corpus", req.corpora)):
+            if vals := _norm_filter(values):
+                filters[name] = vals
+        if req.granularity:
+            filters["granularity"] = [req.granularity]
+        return filters
+
+    def plan(self, req: SearchRequest) -> tuple[StoreQuery, QueryInfo, ParsedQuery]:
+        """The store query for a request, with the explanation shown to the caller."""
+        if req.mode in (SearchMode.SEMANTIC, SearchMode.HYBRID):
+            raise SearchError(
+                "mode_unavailable",
+                f"search mode {req.mode.value!r} needs an embedding index, "
+                "which this index does not have; use fuzzy or exact",
+            )
+        normalized, steps = normalize_query_text(req.q, req.scheme)
+        parsed = parse_query(normalized)
+        info = QueryInfo(original=req.q, mode=req.mode, normalized=normalized, steps=steps)
+        if parsed.empty and not req.page_ref:
+            raise SearchError("empty_query", "empty query: give words to search for, or a page reference")
+        folded = req.mode == SearchMode.FUZZY
+        analysed = parsed.analysed(folded)
+        field = "fold" if folded else "exact"
+        info.field = field
+        info.terms, info.phrases = analysed.terms, analysed.phrases
+        info.prefixes, info.excluded = analysed.prefixes, analysed.excluded
+
+        sq = StoreQuery(limit=req.limit, offset=req.offset, filters=self._filters(req))
+        sq.must += [Clause(field, [t]) for t in analysed.terms]
+        sq.must += [Clause(field, p, "phrase") for p in analysed.phrases]
+        sq.must += [Clause(field, [p], "prefix") for p in analysed.prefixes]
+        sq.must_not += [Clause(field, [t]) for t in analysed.excluded]
+        bold_field = f"bold_{field}"
+        sq.rank_first += [Clause(bold_field, [t]) for t in analysed.terms]
+        sq.rank_first += [Clause(bold_field, p, "phrase") for p in analysed.phrases]
+        sq.rank_first += [Clause(bold_field, [p], "prefix") for p in analysed.prefixes]
+
+        if req.page_ref:
+            ref = parse_page_ref(req.page_ref)
+            sq.must.append(Clause("page_refs", [ref.key]))
+            sq.rank_first = [Clause("page_starts", [ref.key])]
+            sq.book_pattern = ref.books
+            sq.order = "reading" if parsed.empty else "score"
+            info.page_ref = {
+                "key": ref.key,
+                "short": ref.short,
+                "edition": EDITIONS[ref.edition],
+                "volume": ref.volume,
+                "page": ref.page,
+                "books": ref.books,
+                "label": ref.label,
+            }
+            info.bold_ranking = False
+        info.filters = {k: v for k, v in sq.filters.items()}
+        return sq, info, analysed
+
+    # --- run ---------------------------------------------------------------------------------
+
+    def search(self, req: SearchRequest) -> SearchResponse:
+        started = time.perf_counter()
+        sq, info, analysed = self.plan(req)
+        result = self.store.search(sq)
+        analyse = fold if info.field == "fold" else canon
+        terms = set(analysed.terms)
+        books = self.store.books()
+        hits = []
+        for rank, h in enumerate(result.hits, start=req.offset + 1):
+            p = h.passage
+            text, _ = snippet(p.text, analyse, terms, analysed.phrases, analysed.prefixes)
+            hits.append(
+                Hit(
+                    rank=rank,
+                    coordinate=p.coordinate,
+                    corpus=p.corpus,
+                    book=p.book,
+                    book_title=p.book_title,
+                    paragraph=p.para,
+                    channel=p.channel,
+                    language=p.language,
+                    granularity=p.granularity,
+                    category=p.category,
+                    tags=p.tags,
+                    path=p.path,
+                    page_refs=p.page_refs,
+                    snippet=text,
+                    score=round(h.score, 4),
+                    bold_match=h.ranked_first and not req.page_ref,
+                )
+            )
+        titles = {rec.info.book: rec.info.title for rec in books.values()}
+        aggs = {
+            name: [Bucket(key=k, count=c, title=titles.get(k) if name == "book" else None) for k, c in buckets]
+            for name, buckets in result.aggregations.items()
+        }
+        return SearchResponse(
+            total=result.total,
+            took_ms=round((time.perf_counter() - started) * 1000, 2),
+            hits=hits,
+            aggregations=aggs,
+            query_info=info,
+            outcome="hits" if result.total else "no_hits",
+        )

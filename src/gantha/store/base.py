@@ -1,0 +1,105 @@
+"""The Store protocol: what search needs from an index, whatever backs it (tantivy, OpenSearch).
+
+Queries reach a store already analysed: the search layer decides the terms, the store only
+matches them. Analysed fields are logical names every backend provides:
+
+* ``fold`` / ``exact`` — passage text, diacritics folded / canonical form as written;
+* ``bold_fold`` / ``bold_exact`` — the same for the bold (defined) terms only;
+* ``page_refs`` / ``page_starts`` — normalised page keys (``P2.0031``) the passage touches / begins;
+* filter fields ``corpus``, ``book``, ``category``, ``tags``, ``channel``, ``language``, ``granularity``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from gantha.model import BookInfo, Passage
+
+FILTER_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity")
+TEXT_FIELDS = ("fold", "exact", "bold_fold", "bold_exact", "page_refs", "page_starts")
+
+
+@dataclass(slots=True)
+class Clause:
+    """One condition on an analysed field: a term (any of ``tokens``), a phrase, or a prefix."""
+
+    field: str
+    tokens: list[str]
+    kind: Literal["term", "phrase", "prefix"] = "term"
+
+
+@dataclass(slots=True)
+class StoreQuery:
+    """A fully analysed query: every ``must`` matches, at least one ``should`` (if any), no ``must_not``.
+
+    ``rank_first`` clauses lift the passages they match above all others (bold hits, the paragraph
+    a page begins in); ``order`` is ``score`` (relevance) or ``reading`` (book, then reading order).
+    """
+
+    must: list[Clause] = field(default_factory=list)
+    should: list[Clause] = field(default_factory=list)
+    must_not: list[Clause] = field(default_factory=list)
+    rank_first: list[Clause] = field(default_factory=list)
+    filters: dict[str, list[str]] = field(default_factory=dict)
+    book_pattern: str | None = None  # regular expression over book ids
+    limit: int = 10
+    offset: int = 0
+    order: Literal["score", "reading"] = "score"
+    aggregate: tuple[str, ...] = ("book", "category")
+
+
+@dataclass(slots=True)
+class StoreHit:
+    passage: Passage
+    score: float
+    ranked_first: bool = False
+
+
+@dataclass(slots=True)
+class StoreResult:
+    total: int
+    hits: list[StoreHit]
+    aggregations: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class BookRecord:
+    """A book as the index knows it: its metadata, how many passages, and the source signature."""
+
+    info: BookInfo
+    passages: int = 0
+    page_refs: int = 0
+    bold_terms: int = 0
+    signature: str = ""
+    source: str = ""
+    ingested_at: str = ""
+
+
+class Store(Protocol):
+    """An index of passages: add, replace, delete, search, fetch by coordinate."""
+
+    def add(self, passages: Iterable[Passage]) -> int:
+        """Add passages (replacing any with the same coordinate is the caller's delete); return count."""
+        ...
+
+    def delete_book(self, corpus: str, book: str) -> None: ...
+
+    def delete(self, coordinates: Iterable[str]) -> None: ...
+
+    def commit(self, books: Iterable[BookRecord] = ()) -> None:
+        """Make every change since the last commit durable and visible, with these books recorded."""
+        ...
+
+    def search(self, query: StoreQuery) -> StoreResult: ...
+
+    def get(self, coordinates: list[str]) -> dict[str, Passage]:
+        """The passages at these coordinates (absent ones are left out)."""
+        ...
+
+    def books(self, corpus: str | None = None) -> dict[str, BookRecord]: ...
+
+    def count(self) -> int: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,292 @@
+"""The embedded store: tantivy for the index and stored passages, SQLite for books and ingest records.
+
+Layout of an index directory::
+
+    tantivy/        the tantivy index (one document per passage)
+    gantha.sqlite   books (metadata, counts, source signature) and the schema version
+
+Durability: tantivy keeps the last committed state on disk whatever happens to the process; the
+books table is written only after the tantivy commit that contains them succeeds. An ingest that is
+killed therefore leaves the previous commit searchable, and a book missing from the books table is
+simply ingested again (deleting its partial documents first), so re-running never duplicates.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+import tantivy
+
+from gantha.model import BookInfo, Passage
+from gantha.store.base import BookRecord, Clause, StoreHit, StoreQuery, StoreResult
+from gantha.text.pali import canon, fold
+
+SCHEMA_VERSION = 1
+TOKEN_PATTERN = r"[\p{L}\p{N}]+"  # same as gantha.text.pali.WORD_RE
+RANK_FIRST_SCORE = 1000.0  # above any BM25 score a passage can reach
+_KEYWORD_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity")
+
+
+class StoreError(RuntimeError):
+    """The index directory cannot be used (missing, from another version, locked)."""
+
+
+def _schema() -> tantivy.Schema:
+    b = tantivy.SchemaBuilder()
+    b.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
+    for name in _KEYWORD_FIELDS:
+        b.add_text_field(name, stored=False, fast=True, tokenizer_name="raw", index_option="basic")
+    b.add_integer_field("seq", stored=False, indexed=True, fast=True)
+    b.add_integer_field("chapter", stored=False, indexed=True, fast=True)
+    for name in ("fold", "bold_fold"):
+        b.add_text_field(name, stored=False, tokenizer_name="gantha_words")
+    for name in ("exact", "bold_exact"):
+        b.add_text_field(name, stored=False, tokenizer_name="gantha_words")
+    for name in ("page_refs", "page_starts"):
+        b.add_text_field(name, stored=False, tokenizer_name="raw", index_option="basic")
+    b.add_bytes_field("passage", stored=True)
+    return b.build()
+
+
+def _words_analyzer() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(TOKEN_PATTERN))
+        .filter(tantivy.Filter.remove_long(120))
+        .filter(tantivy.Filter.lowercase())
+        .build()
+    )
+
+
+class EmbeddedStore:
+    """Store on local disk (see module docstring). One writer at a time; any number of readers."""
+
+    def __init__(self, path: Path, *, create: bool = True):
+        self.path = Path(path)
+        if not create and not (self.path / "gantha.sqlite").exists():
+            raise StoreError(f"no index at {self.path} (run `gantha ingest` first)")
+        (self.path / "tantivy").mkdir(parents=True, exist_ok=True)
+        self._db_lock = threading.Lock()
+        self._db = sqlite3.connect(self.path / "gantha.sqlite", check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._init_db()
+        self.schema = _schema()
+        try:
+            self._index = tantivy.Index(self.schema, str(self.path / "tantivy"), reuse=True)
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"cannot open index at {self.path}: {exc}") from exc
+        self._index.register_tokenizer("gantha_words", _words_analyzer())
+        self._writer: tantivy.IndexWriter | None = None
+        self._books_cache: dict[str, BookRecord] | None = None
+
+    # --- bookkeeping ---------------------------------------------------------------------------
+
+    def _init_db(self) -> None:
+        with self._db:
+            self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            self._db.execute(
+                """CREATE TABLE IF NOT EXISTS books (
+                    key TEXT PRIMARY KEY, corpus TEXT, book TEXT, info TEXT, passages INTEGER,
+                    page_refs INTEGER, bold_terms INTEGER, signature TEXT, source TEXT, ingested_at TEXT)"""
+            )
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise StoreError(
+                    f"index at {self.path} has schema version {row[0]}, this gantha needs {SCHEMA_VERSION}: "
+                    "ingest into a new index directory"
+                )
+
+    def books(self, corpus: str | None = None) -> dict[str, BookRecord]:
+        """Recorded books keyed ``corpus/book``."""
+        if self._books_cache is None:
+            with self._db_lock:
+                rows = self._db.execute(
+                    "SELECT key, info, passages, page_refs, bold_terms, signature, source, ingested_at FROM books"
+                ).fetchall()
+            self._books_cache = {key: BookRecord(BookInfo(**orjson.loads(info)), *rest) for key, info, *rest in rows}
+        return {k: v for k, v in self._books_cache.items() if corpus is None or v.info.corpus == corpus}
+
+    # --- writing -------------------------------------------------------------------------------
+
+    @property
+    def writer(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            try:
+                self._writer = self._index.writer(heap_size=384_000_000, num_threads=2)
+            except ValueError as exc:
+                raise StoreError(f"index at {self.path} is being written by another process ({exc})") from exc
+        return self._writer
+
+    def add(self, passages: Iterable[Passage]) -> int:
+        writer = self.writer
+        n = 0
+        for p in passages:
+            doc = tantivy.Document(
+                id=p.coordinate,
+                corpus=p.corpus,
+                book=p.book,
+                category=p.category,
+                tags=p.tags,
+                channel=p.channel,
+                language=p.language,
+                granularity=p.granularity,
+                fold=fold(p.text),
+                exact=canon(p.text),
+                page_refs=p.page_refs,
+                page_starts=p.page_starts,
+            )
+            doc.add_integer("seq", p.seq)
+            doc.add_integer("chapter", p.chapter)
+            if p.bold:
+                bold = " \n ".join(p.bold)
+                doc.add_text("bold_fold", fold(bold))
+                doc.add_text("bold_exact", canon(bold))
+            doc.add_bytes("passage", orjson.dumps(p))
+            writer.add_document(doc)
+            n += 1
+        return n
+
+    def delete_book(self, corpus: str, book: str) -> None:
+        q = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "corpus", corpus)),
+                (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "book", book)),
+            ]
+        )
+        self.writer.delete_documents_by_query(q)
+        with self._db_lock, self._db:
+            self._db.execute("DELETE FROM books WHERE key=?", (f"{corpus}/{book}",))
+        self._books_cache = None
+
+    def delete(self, coordinates: Iterable[str]) -> None:
+        for c in coordinates:
+            self.writer.delete_documents_by_term("id", c)
+
+    def commit(self, books: Iterable[BookRecord] = ()) -> None:
+        self.writer.commit()
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._db_lock, self._db:
+            for r in books:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO books VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        f"{r.info.corpus}/{r.info.book}",
+                        r.info.corpus,
+                        r.info.book,
+                        orjson.dumps(r.info),
+                        r.passages,
+                        r.page_refs,
+                        r.bold_terms,
+                        r.signature,
+                        r.source,
+                        r.ingested_at or now,
+                    ),
+                )
+        self._books_cache = None
+        self._index.reload()
+
+    def finish(self) -> None:
+        """Wait for background merges and release the writer lock."""
+        if self._writer is not None:
+            self._writer.wait_merging_threads()
+            self._writer = None
+            self._index.reload()
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.rollback()
+            self._writer = None
+        self._db.close()
+
+    # --- reading -------------------------------------------------------------------------------
+
+    def count(self) -> int:
+        return self._index.searcher().num_docs
+
+    def _clause(self, c: Clause) -> tantivy.Query:
+        if c.kind == "phrase" and len(c.tokens) > 1:
+            return tantivy.Query.phrase_query(self.schema, c.field, c.tokens)
+        if c.kind == "prefix":
+            queries = [tantivy.Query.regex_query(self.schema, c.field, re.escape(t) + ".*") for t in c.tokens]
+            return (
+                queries[0]
+                if len(queries) == 1
+                else tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in queries])
+            )
+        if len(c.tokens) == 1:
+            return tantivy.Query.term_query(self.schema, c.field, c.tokens[0])
+        return tantivy.Query.term_set_query(self.schema, c.field, c.tokens)
+
+    def _query(self, q: StoreQuery, *, with_ranking: bool = True) -> tantivy.Query:
+        parts: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        parts += [(tantivy.Occur.Must, self._clause(c)) for c in q.must]
+        if q.should:
+            should = [(tantivy.Occur.Should, self._clause(c)) for c in q.should]
+            parts.append((tantivy.Occur.Must, tantivy.Query.boolean_query(should)))
+        parts += [(tantivy.Occur.MustNot, self._clause(c)) for c in q.must_not]
+        for name, values in q.filters.items():
+            if values:
+                parts.append((tantivy.Occur.Must, tantivy.Query.term_set_query(self.schema, name, values)))
+        if q.book_pattern:
+            parts.append((tantivy.Occur.Must, tantivy.Query.regex_query(self.schema, "book", q.book_pattern + ".*")))
+        if not any(occur != tantivy.Occur.MustNot for occur, _ in parts):
+            parts.append((tantivy.Occur.Must, tantivy.Query.all_query()))
+        if with_ranking and q.rank_first:
+            first = tantivy.Query.boolean_query([(tantivy.Occur.Should, self._clause(c)) for c in q.rank_first])
+            parts.append((tantivy.Occur.Should, tantivy.Query.const_score_query(first, RANK_FIRST_SCORE)))
+        return tantivy.Query.boolean_query(parts)
+
+    def search(self, q: StoreQuery) -> StoreResult:
+        searcher = self._index.searcher()
+        query = self._query(q)
+        if q.order == "reading":
+            return self._search_reading(searcher, q, query)
+        result = searcher.search(query, limit=q.limit, offset=q.offset, count=True)
+        hits = []
+        for score, addr in result.hits:
+            passage = self._passage(searcher, addr)
+            ranked_first = bool(q.rank_first) and score >= RANK_FIRST_SCORE
+            hits.append(StoreHit(passage, score - RANK_FIRST_SCORE if ranked_first else score, ranked_first))
+        return StoreResult(result.count or 0, hits, self._aggregate(searcher, q))
+
+    def _search_reading(self, searcher: tantivy.Searcher, q: StoreQuery, query: tantivy.Query) -> StoreResult:
+        """Small result sets in reading order: ranked-first passages first, then by book and position."""
+        result = searcher.search(query, limit=10_000, count=True)
+        found = [
+            (score >= RANK_FIRST_SCORE if q.rank_first else False, self._passage(searcher, addr))
+            for score, addr in result.hits
+        ]
+        found.sort(key=lambda t: (not t[0], t[1].corpus, t[1].book, t[1].seq))
+        page = found[q.offset : q.offset + q.limit]
+        hits = [StoreHit(p, 1.0, first) for first, p in page]
+        return StoreResult(result.count or 0, hits, self._aggregate(searcher, q))
+
+    def _aggregate(self, searcher: tantivy.Searcher, q: StoreQuery) -> dict[str, list[tuple[str, int]]]:
+        if not q.aggregate:
+            return {}
+        spec = {name: {"terms": {"field": name, "size": 1000}} for name in q.aggregate}
+        raw = searcher.aggregate(self._query(q, with_ranking=False), spec)
+        return {
+            name: [(b["key"], b["doc_count"]) for b in raw.get(name, {}).get("buckets", [])] for name in q.aggregate
+        }
+
+    @staticmethod
+    def _passage(searcher: tantivy.Searcher, addr: tantivy.DocAddress) -> Passage:
+        doc = searcher.doc(addr)
+        return Passage(**orjson.loads(doc["passage"][0]))
+
+    def get(self, coordinates: list[str]) -> dict[str, Passage]:
+        if not coordinates:
+            return {}
+        searcher = self._index.searcher()
+        query = tantivy.Query.term_set_query(self.schema, "id", coordinates)
+        result = searcher.search(query, limit=len(coordinates), count=False)
+        found = (self._passage(searcher, addr) for _, addr in result.hits)
+        return {p.coordinate: p for p in found}

@@ -1,0 +1,174 @@
+"""Pali text analysis: canonical form, diacritic folding, tokens, input schemes and scripts.
+
+Pure functions, no I/O. The same functions analyse the corpus at ingest and the query at search
+time, so a form typed by a user lands on the same index terms as the text it should match.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+WORD_RE = re.compile(r"[^\W_]+")
+"""A Pali word in Roman script: a run of letters and digits (NFC text)."""
+
+_CANON_TABLE = str.maketrans({"ṁ": "ṃ", "Ṁ": "ṃ", "ŋ": "ṃ", "Ŋ": "ṃ", "ṃ": "ṃ"})
+
+
+def _build_fold_table() -> dict[int, str | None]:
+    table: dict[int, str | None] = {}
+    for block in (range(0x00C0, 0x0250), range(0x1E00, 0x1F00)):
+        for cp in block:
+            base = "".join(c for c in unicodedata.normalize("NFD", chr(cp)) if not unicodedata.combining(c))
+            if base != chr(cp) and base.isascii():
+                table[cp] = base.lower()
+    for cp in range(0x0300, 0x0370):  # stray combining marks
+        table[cp] = None
+    table[ord("ŋ")] = "m"
+    table[ord("Ŋ")] = "m"
+    return table
+
+
+_FOLD_TABLE = _build_fold_table()
+
+
+def canon(text: str) -> str:
+    """Canonical Pali: NFC, lower case, every niggahīta spelling (ṁ, ŋ) as ṃ."""
+    return unicodedata.normalize("NFC", text).lower().translate(_CANON_TABLE)
+
+
+def fold(text: str) -> str:
+    """Diacritic-free form: ``mettā`` → ``metta``, ``saṃyutta`` → ``samyutta``."""
+    return canon(text).translate(_FOLD_TABLE)
+
+
+def words(text: str) -> list[str]:
+    """The words of a text, as they stand (no case or diacritic change)."""
+    return WORD_RE.findall(text)
+
+
+def has_diacritics(text: str) -> bool:
+    """True when folding would change the text (it carries Pali diacritics)."""
+    lowered = canon(text)
+    return fold(lowered) != lowered
+
+
+# --- input schemes -------------------------------------------------------------------------------
+
+_VELTHUIS = [
+    (r"aa", "ā"),
+    (r"ii", "ī"),
+    (r"uu", "ū"),
+    (r"\.m", "ṃ"),
+    (r"~n", "ñ"),
+    (r'(?<=[a-z])"n', "ṅ"),
+    (r"\.n", "ṇ"),
+    (r"\.t", "ṭ"),
+    (r"\.d", "ḍ"),
+    (r"\.l", "ḷ"),
+    (r"\.r", "ṛ"),
+    (r"\.h", "ḥ"),
+    (r"\.s", "ṣ"),
+    (r'(?<=[a-z])"s', "ś"),
+]
+_VELTHUIS_RE = re.compile(r'[a-z]\.[mntdlrhs]|~n|[a-z]"[ns]')
+_HK_MAP = {
+    "A": "ā",
+    "I": "ī",
+    "U": "ū",
+    "M": "ṃ",
+    "H": "ḥ",
+    "G": "ṅ",
+    "J": "ñ",
+    "T": "ṭ",
+    "D": "ḍ",
+    "N": "ṇ",
+    "L": "ḷ",
+    "R": "ṛ",
+    "z": "ś",
+    "S": "ṣ",
+}
+_HK_RE = re.compile(r"[a-z][AIUMHGJTDNLRS]")
+
+
+def from_velthuis(text: str) -> str:
+    """Velthuis ASCII (``mettaa``, ``sa.myutta``, ``pa~n~na``) to Roman Pali."""
+    for pattern, dst in _VELTHUIS:
+        text = re.sub(pattern, dst, text)
+    return text
+
+
+def from_harvard_kyoto(text: str) -> str:
+    """Harvard-Kyoto ASCII (``mettA``, ``saMyutta``, ``paJJA``) to Roman Pali."""
+    return "".join(_HK_MAP.get(c, c) for c in text)
+
+
+def detect_scheme(text: str) -> str:
+    """Guess the input scheme of an ASCII query: ``velthuis``, ``hk`` or ``iast`` (plain Roman).
+
+    Only unambiguous signs count: Velthuis dots/tildes/quotes (``.m``, ``~n``, ``"n``) and
+    Harvard-Kyoto capitals inside a lower-case word (``saMyutta``). Plain ASCII such as
+    ``mettaa`` is left alone: doubled vowels also occur in real Pali compounds.
+    """
+    if _VELTHUIS_RE.search(text):
+        return "velthuis"
+    if _HK_RE.search(text):
+        return "hk"
+    return "iast"
+
+
+# --- scripts -------------------------------------------------------------------------------------
+
+_SCRIPT_RANGES = {
+    "Burmese": (0x1000, 0x109F),
+    "Sinhala": (0x0D80, 0x0DFF),
+    "Thai": (0x0E00, 0x0E7F),
+    "Devanagari": (0x0900, 0x097F),
+}
+_MYANMAR_U_FIX = re.compile("\u1009(?=[\u1000-\u1021])")  # ဉ typed for ဥ before a consonant
+
+
+def detect_script(text: str) -> str:
+    """The script of a query: ``Roman`` or one of Burmese, Sinhala, Thai, Devanagari."""
+    for ch in text:
+        cp = ord(ch)
+        for script, (lo, hi) in _SCRIPT_RANGES.items():
+            if lo <= cp <= hi:
+                return script
+    return "Roman"
+
+
+@lru_cache(maxsize=4096)
+def to_roman(text: str, script: str | None = None) -> str:
+    """Convert Pali in Myanmar, Sinhala, Thai or Devanagari script to canonical Roman.
+
+    Burmese text often carries ``ဉ`` (nya) where ``ဥ`` (u) is meant; a ``ဉ`` directly followed by a
+    consonant cannot be nya (a conjunct would need the virama), so it is read as ``ဥ``.
+    """
+    script = script or detect_script(text)
+    if script == "Roman":
+        return canon(text)
+    from aksharamukha import transliterate  # heavy import: only when a script query arrives
+
+    if script == "Burmese":
+        text = _MYANMAR_U_FIX.sub("\u1025", text)
+    return canon(transliterate.process(script, "IASTPali", text))
+
+
+def normalize_query_text(text: str, scheme: str = "auto") -> tuple[str, list[str]]:
+    """Bring query text to canonical Roman Pali; return it with the steps applied (for query_info)."""
+    steps: list[str] = []
+    script = detect_script(text)
+    if script != "Roman":
+        text = to_roman(text, script)
+        steps.append(f"script:{script.lower()}->roman")
+    elif scheme != "iast":
+        chosen = detect_scheme(text) if scheme == "auto" else scheme
+        if chosen == "velthuis":
+            text = from_velthuis(text)
+            steps.append("scheme:velthuis->roman")
+        elif chosen == "hk":
+            text = from_harvard_kyoto(text)
+            steps.append("scheme:harvard-kyoto->roman")
+    return canon(text), steps

@@ -1,0 +1,168 @@
+"""Edition page references: parse what scholars and WikiPali write into one normal form.
+
+The CST XML marks page breaks of five print editions with ``<pb ed="P" n="2.0031"/>``: ``M`` Myanmar
+(Chaṭṭha Saṅgāyana), ``V`` VRI, ``P`` Pali Text Society, ``T`` Thai, ``O`` other. Its normal text form
+here is ``P2.0031`` (edition letter, volume, four-digit page). ``P2.31`` (WikiPali) and
+``PTS Vin II 31`` (a scholar's footnote) parse to the same edition, volume and page; the footnote
+form also names the collection, which narrows the books searched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gantha.text.pali import fold
+
+EDITIONS = {"M": "Myanmar (CST)", "V": "VRI", "P": "PTS", "T": "Thai", "O": "other"}
+_EDITION_WORDS = {
+    "pts": "P",
+    "p": "P",
+    "vri": "V",
+    "v": "V",
+    "mm": "M",
+    "myanmar": "M",
+    "cst": "M",
+    "m": "M",
+    "thai": "T",
+    "t": "T",
+    "other": "O",
+    "o": "O",
+}
+
+# PTS abbreviation -> regular expression over CST book ids (file stems)
+PTS_BOOKS: dict[str, str] = {
+    "vin": r"vin0[12]m",
+    "d": r"s01\d\dm",
+    "dn": r"s01\d\dm",
+    "m": r"s02\d\dm",
+    "mn": r"s02\d\dm",
+    "s": r"s03\d\dm",
+    "sn": r"s03\d\dm",
+    "a": r"s04\d\dm",
+    "an": r"s04\d\dm",
+    "khp": r"s0501m",
+    "dhp": r"s0502m",
+    "ud": r"s0503m",
+    "it": r"s0504m",
+    "snp": r"s0505m",
+    "vv": r"s0506m",
+    "pv": r"s0507m",
+    "th": r"s0508m",
+    "thag": r"s0508m",
+    "thi": r"s0509m",
+    "thig": r"s0509m",
+    "ap": r"s0510m",
+    "bv": r"s0511m",
+    "cp": r"s0512m",
+    "ja": r"s051[34]m",
+    "nidd i": r"s0515m",
+    "mnd": r"s0515m",
+    "nidd ii": r"s0516m",
+    "cnd": r"s0516m",
+    "patis": r"s0517m",
+    "mil": r"s0518m",
+    "nett": r"s0519m",
+    "pet": r"s0520m",
+    "dhs": r"abh01m",
+    "vibh": r"abh02m",
+    "dhatuk": r"abh03m1\.",
+    "pp": r"abh03m2\.",
+    "pugg": r"abh03m2\.",
+    "kv": r"abh03m3\.",
+    "yam": r"abh03m[456]\.",
+    "patth": r"abh03m(?:[789]|1[01])\.",
+    "sp": r"vin0[12]a",
+    "sv": r"s01\d\da",
+    "ps": r"s02\d\da",
+    "spk": r"s03\d\da",
+    "mp": r"s04\d\da",
+    "dhp-a": r"s0502a",
+    "as": r"abh01a",
+    "vibh-a": r"abh02a",
+    "vism": r"e010[12]n",
+}
+
+ACCEPTED_FORMS = (
+    "P2.0031 or P2.31 (edition letter M/V/P/T/O, volume, page), "
+    "'PTS 2.31' / 'VRI 0.77' / 'Myanmar 0.82' (edition name, volume.page), "
+    "'PTS Vin II 31' / 'Vin II 31' / 'D II 31' / 'Sp I 12' (PTS abbreviation, Roman or Arabic volume, page)"
+)
+
+_LETTER_FORM = re.compile(r"^([MVPTO])\s?(\d{1,2})\s?\.\s?(\d{1,4})$", re.IGNORECASE)
+_NAMED_FORM = re.compile(r"^(pts|vri|mm|myanmar|cst|thai|other)\s+(\d{1,2})\s?\.\s?(\d{1,4})$", re.IGNORECASE)
+_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50}
+
+
+class PageRefError(ValueError):
+    """A page reference that cannot be parsed; the message lists the accepted forms."""
+
+    def __init__(self, text: str):
+        super().__init__(f"cannot parse page reference {text!r}; accepted forms: {ACCEPTED_FORMS}")
+
+
+@dataclass(frozen=True, slots=True)
+class PageRef:
+    """One page of one edition, optionally restricted to the books a PTS abbreviation names."""
+
+    edition: str
+    volume: int
+    page: int
+    books: str | None = None  # regular expression over book ids
+    label: str | None = None  # the abbreviation as written, e.g. "Vin"
+
+    @property
+    def key(self) -> str:
+        """Normal form as indexed: ``P2.0031``."""
+        return f"{self.edition}{self.volume}.{self.page:04d}"
+
+    @property
+    def short(self) -> str:
+        """WikiPali's form: ``P2.31``."""
+        return f"{self.edition}{self.volume}.{self.page}"
+
+    def __str__(self) -> str:
+        return self.key
+
+
+def page_key(edition: str, n: str) -> str:
+    """Normalise a ``<pb ed= n=>`` pair (``P``, ``2.0031``) to ``P2.0031``; raise ValueError if odd."""
+    volume, _, page = n.partition(".")
+    return f"{edition.upper()}{int(volume)}.{int(page):04d}"
+
+
+def _roman_or_int(text: str) -> int | None:
+    if text.isdigit():
+        return int(text)
+    values = [_ROMAN.get(c) for c in text.lower()]
+    if not values or None in values:
+        return None
+    total = 0
+    for i, v in enumerate(values):
+        total += -v if i + 1 < len(values) and v < values[i + 1] else v  # type: ignore[operator]
+    return total
+
+
+def parse_page_ref(text: str) -> PageRef:
+    """Parse any accepted form of page reference; raise PageRefError otherwise."""
+    raw = " ".join(text.strip().split())
+    if m := _LETTER_FORM.match(raw):
+        return PageRef(m.group(1).upper(), int(m.group(2)), int(m.group(3)))
+    if m := _NAMED_FORM.match(raw):
+        return PageRef(_EDITION_WORDS[m.group(1).lower()], int(m.group(2)), int(m.group(3)))
+    tokens = fold(raw).replace(".", " ").replace(",", " ").split()
+    if tokens and tokens[0] == "pts":
+        tokens = tokens[1:]
+    # the abbreviation may be two words ("nidd ii"); the last two tokens are volume and page,
+    # or only the page for one-volume books
+    for abbr_len in (2, 1):
+        abbr = " ".join(tokens[:abbr_len])
+        rest = tokens[abbr_len:]
+        if abbr not in PTS_BOOKS or not rest or not rest[-1].isdigit() or len(rest) > 2:
+            continue
+        volume = _roman_or_int(rest[0]) if len(rest) == 2 else 0
+        if volume is None:
+            continue
+        label = raw.split()[1 if raw.lower().startswith("pts ") else 0]
+        return PageRef("P", volume, int(rest[-1]), books=PTS_BOOKS[abbr], label=label)
+    raise PageRefError(text)

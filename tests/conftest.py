@@ -1,0 +1,70 @@
+"""Shared fixtures: real CST books from the shared data folder, indexed once per test session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gantha.ingest import ingest_cst
+from gantha.store.embedded import EmbeddedStore
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("GANTHA_TEST_DATA", ROOT.parent / "shared" / "data"))
+CST = DATA / "cst"
+SMALL_BOOKS = ("vin02m3.mul", "vin02a3.att", "s0101m.mul", "e1208n.nrf")
+
+if not CST.is_dir():  # pragma: no cover - the data travels with the repository's workspace
+    pytest.exit(f"test data not found at {CST} (set GANTHA_TEST_DATA)", returncode=1)
+
+
+def book_files(book: str) -> list[Path]:
+    """The toc and chapter files of a CST book in the shared data."""
+    return sorted(p for p in CST.iterdir() if p.name.startswith(book))
+
+
+def link_books(folder: Path, books: tuple[str, ...] = SMALL_BOOKS) -> Path:
+    """A CST folder holding only ``books`` (symlinks to the shared files) and the global tables of contents."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for book in books:
+        for f in book_files(book):
+            (folder / f.name).symlink_to(f)
+    for f in CST.glob("tipitaka_toc*"):
+        (folder / f.name).symlink_to(f)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def small_cst(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return link_books(tmp_path_factory.mktemp("cst"))
+
+
+@pytest.fixture(scope="session")
+def small_index(tmp_path_factory: pytest.TempPathFactory, small_cst: Path) -> Path:
+    path = tmp_path_factory.mktemp("index")
+    store = EmbeddedStore(path)
+    summary = ingest_cst(store, small_cst)
+    store.close()
+    assert summary.ok, summary.skipped
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_store(small_index: Path) -> EmbeddedStore:
+    return EmbeddedStore(small_index, create=False)
+
+
+@pytest.fixture(scope="session")
+def full_ingest(tmp_path_factory: pytest.TempPathFactory):
+    """The whole shared CST corpus, ingested once (about a minute)."""
+    path = tmp_path_factory.mktemp("full-index")
+    store = EmbeddedStore(path)
+    summary = ingest_cst(store, CST)
+    store.close()
+    return path, summary
+
+
+@pytest.fixture(scope="session")
+def full_store(full_ingest) -> EmbeddedStore:
+    return EmbeddedStore(full_ingest[0], create=False)

@@ -1,0 +1,75 @@
+"""Pali analysis: canonical form, folding, input schemes and scripts."""
+
+import pytest
+
+from gantha.text.pali import canon, detect_scheme, fold, normalize_query_text, to_roman
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Saṁyutta", "saṃyutta"),
+        ("saŋgha", "saṃgha"),
+        ("Mettā", "mettā"),
+        ("sam\u0323", "saṃ"),
+    ],
+)
+def test_canon_unifies_niggahita_case_and_composition(text, expected):
+    assert canon(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("mettā", "metta"),
+        ("saṃyutta", "samyutta"),
+        ("Saṁyutta", "samyutta"),
+        ("paṭiccasamuppāda", "paticcasamuppada"),
+        ("ñāṇa", "nana"),
+        ("saṅgha", "sangha"),
+        ("Ḍḷṭṇ", "dltn"),
+    ],
+)
+def test_fold_removes_diacritics(text, expected):
+    assert fold(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("query", "expected", "step"),
+    [
+        ("sa.myutta mettaa", "saṃyutta mettā", "scheme:velthuis->roman"),
+        ("pa~n~naa", "paññā", "scheme:velthuis->roman"),
+        ('sa"ngha', "saṅgha", "scheme:velthuis->roman"),
+        ("saMyutta mettA", "saṃyutta mettā", "scheme:harvard-kyoto->roman"),
+        ("paJJA", "paññā", "scheme:harvard-kyoto->roman"),
+    ],
+)
+def test_ascii_input_schemes(query, expected, step):
+    assert normalize_query_text(query) == (expected, [step])
+
+
+def test_plain_ascii_and_phrases_are_not_taken_for_a_scheme():
+    assert detect_scheme("Tena samayena buddho") == "iast"
+    assert detect_scheme('"natthi kho"') == "iast"
+    assert normalize_query_text("appaṭicchannaabbhānaṃ")[0] == "appaṭicchannaabbhānaṃ"
+
+
+@pytest.mark.parametrize(
+    ("text", "script"),
+    [
+        ("ပရိဝါသံ", "Burmese"),
+        ("පරිවාසං", "Sinhala"),
+        ("ปริวาสํ", "Thai"),
+        ("परिवासं", "Devanagari"),
+    ],
+)
+def test_scripts_convert_to_roman(text, script):
+    roman, steps = normalize_query_text(text)
+    assert roman == "parivāsaṃ"
+    assert steps == [f"script:{script.lower()}->roman"]
+
+
+def test_burmese_nya_typed_for_u_is_read_as_u():
+    assert to_roman("ဉပါသကော") == "upāsako"
+    assert to_roman("ဥပါသကော") == "upāsako"
+    assert to_roman("ဉာဏ") == "ñāṇa"  # a real nya stays nya
