@@ -8,11 +8,21 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import ORJSONResponse
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gantha import __version__
-from gantha.model import MAX_LIMIT, MAX_OFFSET, CoordinateError, SearchMode, SearchRequest
+from gantha.model import (
+    MAX_LIMIT,
+    MAX_OFFSET,
+    Bucket,
+    CoordinateError,
+    Hit,
+    QueryInfo,
+    SearchMode,
+    SearchRequest,
+)
 from gantha.search.service import Searcher, SearchError
 from gantha.store.embedded import EmbeddedStore, StoreError
 from gantha.text.refs import PageRefError
@@ -20,8 +30,72 @@ from gantha.text.refs import PageRefError
 RESOURCE_TYPES = {"cst": "cst", "pali": "cst", "tipitaka": "cst"}
 
 
-def _error(status: int, code: str, message: str, **extra: Any) -> ORJSONResponse:
-    return ORJSONResponse({"success": False, "error": {"code": code, "message": message, **extra}}, status_code=status)
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorResponse(BaseModel):
+    success: bool = False
+    error: ErrorBody
+
+
+class SearchData(BaseModel):
+    total: int
+    page: int
+    page_size: int
+    took: float  # milliseconds
+    results: list[Hit]
+    aggregations: dict[str, list[Bucket]]
+    outcome: str
+
+
+class SearchEnvelope(BaseModel):
+    success: bool = True
+    data: SearchData
+    query_info: QueryInfo
+
+
+class BookData(BaseModel):
+    book: str
+    corpus: str
+    title: str
+    category: str
+    tags: list[str]
+    group_path: list[str]
+    passages: int
+    page_refs: int
+    bold_terms: int
+    ingested_at: str
+
+
+class BooksEnvelope(BaseModel):
+    success: bool = True
+    data: list[BookData]
+
+
+class HealthData(BaseModel):
+    status: str
+    version: str
+    passages: int
+    books: int
+    corpora: list[str]
+
+
+class HealthEnvelope(BaseModel):
+    success: bool = True
+    data: HealthData
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse, "description": "bad request (code says why)"},
+    422: {"model": ErrorResponse, "description": "invalid parameter"},
+    503: {"model": ErrorResponse, "description": "index unavailable"},
+}
+
+
+def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"success": False, "error": {"code": code, "message": message, **extra}}, status_code=status)
 
 
 def create_app(index: Path) -> FastAPI:
@@ -29,7 +103,6 @@ def create_app(index: Path) -> FastAPI:
     app = FastAPI(
         title="gantha",
         version=__version__,
-        default_response_class=ORJSONResponse,
         description="Search the Pali canon and other texts; every result carries a citable coordinate.",
     )
     state: dict[str, Searcher] = {}
@@ -40,7 +113,7 @@ def create_app(index: Path) -> FastAPI:
         return state["s"]
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> ORJSONResponse:
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(x) for x in first.get("loc", ()) if x != "query")
         return _error(
@@ -51,41 +124,58 @@ def create_app(index: Path) -> FastAPI:
         )
 
     @app.exception_handler(SearchError)
-    async def _search_error(_: Request, exc: SearchError) -> ORJSONResponse:
+    async def _search_error(_: Request, exc: SearchError) -> JSONResponse:
         return _error(400, exc.code, str(exc))
 
     @app.exception_handler(PageRefError)
-    async def _page_ref(_: Request, exc: PageRefError) -> ORJSONResponse:
+    async def _page_ref(_: Request, exc: PageRefError) -> JSONResponse:
         return _error(400, "invalid_page_ref", str(exc))
 
     @app.exception_handler(CoordinateError)
-    async def _coordinate(_: Request, exc: CoordinateError) -> ORJSONResponse:
+    async def _coordinate(_: Request, exc: CoordinateError) -> JSONResponse:
         return _error(400, "invalid_coordinate", str(exc))
 
     @app.exception_handler(StoreError)
-    async def _store(_: Request, exc: StoreError) -> ORJSONResponse:
+    async def _store(_: Request, exc: StoreError) -> JSONResponse:
         return _error(503, "index_unavailable", str(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> ORJSONResponse:
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         return _error(exc.status_code, "not_found" if exc.status_code == 404 else "http_error", str(exc.detail))
 
-    @app.get("/api/v3/health", summary="Index status")
-    def health() -> dict[str, Any]:
+    @app.get("/api/v3/health", summary="Index status", responses=ERRORS)
+    def health() -> HealthEnvelope:
         s = searcher()
         books = s.store.books()
-        return {
-            "success": True,
-            "data": {
-                "status": "ok",
-                "version": __version__,
-                "passages": s.store.count(),
-                "books": len(books),
-                "corpora": sorted({r.info.corpus for r in books.values()}),
-            },
-        }
+        corpora = sorted({r.info.corpus for r in books.values()})
+        return HealthEnvelope(
+            data=HealthData(
+                status="ok", version=__version__, passages=s.store.count(), books=len(books), corpora=corpora
+            )
+        )
 
-    @app.get("/api/v3/search", summary="Search passages")
+    @app.get("/api/v3/books", summary="Indexed books with title, category, tags and counts", responses=ERRORS)
+    def books(corpus: str | None = None) -> BooksEnvelope:
+        records = sorted(searcher().store.books(corpus).values(), key=lambda r: (r.info.corpus, r.info.book))
+        return BooksEnvelope(
+            data=[
+                BookData(
+                    book=r.info.book,
+                    corpus=r.info.corpus,
+                    title=r.info.title,
+                    category=r.info.category,
+                    tags=r.info.tags,
+                    group_path=r.info.group_path,
+                    passages=r.passages,
+                    page_refs=r.page_refs,
+                    bold_terms=r.bold_terms,
+                    ingested_at=r.ingested_at,
+                )
+                for r in records
+            ]
+        )
+
+    @app.get("/api/v3/search", summary="Search passages", responses=ERRORS)
     def search(
         q: Annotated[str, Query(description='words, "a phrase", -excluded, prefix*; any script or ASCII scheme')] = "",
         search_mode: SearchMode = SearchMode.FUZZY,
@@ -99,7 +189,7 @@ def create_app(index: Path) -> FastAPI:
         page: Annotated[int, Query(ge=1, le=MAX_OFFSET // MAX_LIMIT)] = 1,
         page_size: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
         scheme: Annotated[str, Query(pattern="^(auto|iast|velthuis|hk)$")] = "auto",
-    ) -> dict[str, Any]:
+    ) -> SearchEnvelope:
         corpora = []
         if resource_type:
             if resource_type not in RESOURCE_TYPES:
@@ -123,18 +213,15 @@ def create_app(index: Path) -> FastAPI:
             scheme=scheme,
         )
         res = searcher().search(req)
-        return {
-            "success": True,
-            "data": {
-                "total": res.total,
-                "page": page,
-                "page_size": page_size,
-                "took": res.took_ms,
-                "results": [h.model_dump() for h in res.hits],
-                "aggregations": {k: [b.model_dump() for b in v] for k, v in res.aggregations.items()},
-                "outcome": res.outcome,
-            },
-            "query_info": res.query_info.model_dump(),
-        }
+        data = SearchData(
+            total=res.total,
+            page=page,
+            page_size=page_size,
+            took=res.took_ms,
+            results=res.hits,
+            aggregations=res.aggregations,
+            outcome=res.outcome,
+        )
+        return SearchEnvelope(data=data, query_info=res.query_info)
 
     return app

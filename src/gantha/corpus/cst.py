@@ -128,10 +128,14 @@ def discover(path: Path) -> tuple[list[CstBook], list[str]]:
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {path}")
     files = _xml_files(path)
-    if path.is_file() and _CHAPTER_FILE.match(logical_name(path)):
-        # one chapter file given: read its whole book when the siblings are there
-        book = _CHAPTER_FILE.match(logical_name(path)).group(1)  # type: ignore[union-attr]
-        files = [f for f in _xml_files(path.parent) if logical_name(f).startswith(book)]
+    if path.is_file():  # one toc or chapter file given: read its whole book from the siblings
+        name = logical_name(path)
+        m = _CHAPTER_FILE.match(name)
+        book = m.group(1) if m else name.removesuffix(".toc.xml") if name.endswith(".toc.xml") else None
+        if book:
+            files = [
+                f for f in _xml_files(path.parent) if re.match(re.escape(book) + r"(\d+|\.toc)?\.xml$", logical_name(f))
+            ]
     titles = _global_toc(_xml_files(path.parent if path.is_file() else path))
     by_name = {logical_name(f): f for f in files}
     used: set[str] = set()

@@ -22,6 +22,7 @@ class ParsedQuery:
     phrases: list[list[str]] = field(default_factory=list)
     prefixes: list[str] = field(default_factory=list)
     excluded: list[str] = field(default_factory=list)
+    excluded_prefixes: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -35,6 +36,7 @@ class ParsedQuery:
             [[f(w) for w in p] for p in self.phrases],
             [f(t) for t in self.prefixes],
             [f(t) for t in self.excluded],
+            [f(t) for t in self.excluded_prefixes],
         )
 
 
@@ -42,8 +44,8 @@ def parse_query(text: str) -> ParsedQuery:
     """Split normalised query text into its parts.
 
     ``sabbe "saṅkhārā aniccā" -dukkha anicc*`` → terms ``sabbe``, phrase ``saṅkhārā aniccā``,
-    excluded ``dukkha``, prefix ``anicc``. A quoted single word is a term; punctuation between
-    words is ignored the way the index ignores it.
+    excluded ``dukkha``, prefix ``anicc`` (``-dukkh*`` excludes a prefix). A quoted single word is
+    a term; punctuation between words is ignored the way the index ignores it.
     """
     q = ParsedQuery()
     for m in _PART.finditer(text):
@@ -58,7 +60,12 @@ def parse_query(text: str) -> ParsedQuery:
                 q.terms += ws
             continue
         if bare.startswith("-") and len(bare) > 1:
-            q.excluded += words(bare[1:])
+            ws = words(bare[1:])
+            if bare.endswith("*") and ws:
+                q.excluded += ws[:-1]
+                q.excluded_prefixes.append(ws[-1])
+            else:
+                q.excluded += ws
         elif bare.endswith("*") and len(bare) > 1 and words(bare):
             ws = words(bare)
             q.terms += ws[:-1]

@@ -87,13 +87,15 @@ class Searcher:
         field = "fold" if folded else "exact"
         info.field = field
         info.terms, info.phrases = analysed.terms, analysed.phrases
-        info.prefixes, info.excluded = analysed.prefixes, analysed.excluded
+        info.prefixes = analysed.prefixes
+        info.excluded = analysed.excluded + [p + "*" for p in analysed.excluded_prefixes]
 
         sq = StoreQuery(limit=req.limit, offset=req.offset, filters=self._filters(req))
         sq.must += [Clause(field, [t]) for t in analysed.terms]
         sq.must += [Clause(field, p, "phrase") for p in analysed.phrases]
         sq.must += [Clause(field, [p], "prefix") for p in analysed.prefixes]
         sq.must_not += [Clause(field, [t]) for t in analysed.excluded]
+        sq.must_not += [Clause(field, [p], "prefix") for p in analysed.excluded_prefixes]
         bold_field = f"bold_{field}"
         sq.rank_first += [Clause(bold_field, [t]) for t in analysed.terms]
         sq.rank_first += [Clause(bold_field, p, "phrase") for p in analysed.phrases]

@@ -1,0 +1,128 @@
+"""HTTP API: the search shape, errors as JSON 4xx, and a real server process."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from gantha.api.app import create_app
+
+
+@pytest.fixture(scope="module")
+def client(small_index):
+    return TestClient(create_app(small_index))
+
+
+def test_search_shape(client):
+    r = client.get("/api/v3/search", params={"q": "parivāsaṃ", "search_mode": "exact", "page_size": 5})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["success"] is True
+    data = body["data"]
+    assert set(data) >= {"total", "page", "page_size", "took", "results", "aggregations"}
+    assert data["page"] == 1 and data["page_size"] == 5 and len(data["results"]) == 5
+    hit = data["results"][0]
+    assert hit["coordinate"].startswith("cst/") and "<mark>" in hit["snippet"]
+    assert {b["key"] for b in data["aggregations"]["category"]} <= {"mula", "atthakatha", "tika", "anya"}
+    assert body["query_info"]["terms"] == ["parivāsaṃ"] and body["query_info"]["field"] == "exact"
+
+
+def test_paging_and_filters(client):
+    p1 = client.get("/api/v3/search", params={"q": "bhikkhu", "page_size": 10}).json()["data"]
+    p2 = client.get("/api/v3/search", params={"q": "bhikkhu", "page_size": 10, "page": 2}).json()["data"]
+    assert p2["results"][0]["rank"] == 11
+    assert not {h["coordinate"] for h in p1["results"]} & {h["coordinate"] for h in p2["results"]}
+    r = client.get("/api/v3/search", params={"q": "bhikkhu", "category": "atthakatha", "tags": "vinaya"}).json()
+    assert all(h["category"] == "atthakatha" for h in r["data"]["results"])
+    r = client.get("/api/v3/search", params={"q": "bhikkhu", "resource_type": "pali", "language": "pali"})
+    assert r.json()["data"]["total"] == p1["total"]
+
+
+def test_page_ref(client):
+    r = client.get("/api/v3/search", params={"page_refs": "PTS Vin II 31"}).json()
+    assert r["data"]["results"][0]["coordinate"] == "cst/vin02m3.mul/75"
+
+
+@pytest.mark.parametrize(
+    ("params", "status", "code"),
+    [
+        ({"q": "x", "page_size": 10**6}, 422, "invalid_parameter"),
+        ({"q": "x", "page": 0}, 422, "invalid_parameter"),
+        ({"q": "x", "search_mode": "psychic"}, 422, "invalid_parameter"),
+        ({"q": ""}, 400, "empty_query"),
+        ({"q": "x", "book": "nope.mul"}, 400, "unknown_book"),
+        ({"q": "x", "category": "sutta"}, 400, "unknown_category"),
+        ({"page_refs": "page 31"}, 400, "invalid_page_ref"),
+        ({"q": "x", "resource_type": "video"}, 400, "invalid_parameter"),
+        ({"q": "x", "search_mode": "semantic"}, 400, "mode_unavailable"),
+    ],
+)
+def test_bad_parameters_get_json_4xx(client, params, status, code):
+    r = client.get("/api/v3/search", params=params)
+    assert r.status_code == status
+    body = r.json()
+    assert body["success"] is False and body["error"]["code"] == code and body["error"]["message"]
+
+
+def test_health_books_openapi_and_unknown_route(client):
+    health = client.get("/api/v3/health").json()["data"]
+    assert health["status"] == "ok" and health["books"] == 4 and health["passages"] > 0
+    books = client.get("/api/v3/books").json()["data"]
+    assert {b["book"] for b in books} == {"vin02m3.mul", "vin02a3.att", "s0101m.mul", "e1208n.nrf"}
+    spec = client.get("/openapi.json").json()
+    assert "/api/v3/search" in spec["paths"]
+    params = {p["name"] for p in spec["paths"]["/api/v3/search"]["get"]["parameters"]}
+    assert params >= {
+        "q",
+        "resource_type",
+        "granularity",
+        "language",
+        "category",
+        "tags",
+        "page_refs",
+        "page",
+        "page_size",
+        "search_mode",
+    }
+    missing = client.get("/api/v3/nothing")
+    assert missing.status_code == 404 and missing.json()["success"] is False
+
+
+def test_missing_index_is_503(tmp_path):
+    r = TestClient(create_app(tmp_path / "none")).get("/api/v3/health")
+    assert r.status_code == 503 and r.json()["error"]["code"] == "index_unavailable"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_real_server(small_index):
+    port = _free_port()
+    env = {**os.environ, "GANTHA_INDEX": str(small_index)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gantha.api.cli", "serve", "--port", str(port)], env=env, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/api/v3/search", params={"q": "parivasa*"}, timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        else:
+            pytest.fail("server did not start")
+        assert r.status_code == 200 and r.json()["data"]["total"] > 0
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -1,0 +1,77 @@
+"""The gantha command: ingest summary, search output, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import link_books
+from gantha.api.cli import app
+
+runner = CliRunner()
+
+
+def gantha(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gantha.api.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_ingest_json_summary(tmp_path):
+    corpus = link_books(tmp_path / "cst", ("vin02m3.mul",))
+    r = runner.invoke(app, ["ingest", "cst", str(corpus), "--index", str(tmp_path / "idx"), "--json"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    assert summary["books"] == 1 and summary["passages"] > 1000 and summary["skipped"] == []
+    assert summary["page_refs"] > 0 and summary["bold_terms"] >= 0
+
+
+def test_ingest_all_reads_the_cst_folder_of_a_data_dir(tmp_path):
+    link_books(tmp_path / "data" / "cst", ("e1208n.nrf",))
+    r = runner.invoke(app, ["ingest", "all", str(tmp_path / "data"), "--index", str(tmp_path / "idx"), "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["books"] == 1
+
+
+def test_ingest_reports_malformed_files_and_exits_3(tmp_path):
+    corpus = link_books(tmp_path / "cst", ("vin02m3.mul", "e1208n.nrf"))
+    (corpus / "e1208n.nrf.xml.gz").unlink()
+    (corpus / "e1208n.nrf.xml.gz").write_bytes(gzip.compress(b"<TEI.2><p>"))
+    r = gantha("ingest", "cst", str(corpus), "--index", str(tmp_path / "idx"))
+    assert r.returncode == 3
+    assert "ingested 1 books" in r.stdout
+    assert "skipped e1208n.nrf" in r.stderr
+
+
+def test_search_table_and_json(small_index):
+    r = runner.invoke(app, ["search", "parivāsaṃ", "--mode", "exact", "--index", str(small_index), "--limit", "3"])
+    assert r.exit_code == 0, r.output
+    assert "hits for parivāsaṃ" in r.stdout and "cst/vin02" in r.stdout
+    r = runner.invoke(app, ["search", "--page-ref", "PTS Vin II 31", "--index", str(small_index), "--json"])
+    data = json.loads(r.stdout)
+    assert data["hits"][0]["coordinate"] == "cst/vin02m3.mul/75"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", "--page-ref", "nonsense"], "cannot parse page reference"),
+        (["search", "x", "--book", "nope.mul"], "unknown book 'nope.mul'"),
+        (["search", ""], "empty query"),
+        (["ingest", "bogus", "."], "unknown source 'bogus'"),
+        (["ingest", "cst", "/does/not/exist"], "no such file or folder"),
+    ],
+)
+def test_errors_are_one_line_with_exit_2(small_index, args, message):
+    r = gantha(*args, "--index", str(small_index))
+    assert r.returncode == 2
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0]
+
+
+def test_search_without_index_says_so(tmp_path):
+    r = gantha("search", "x", "--index", str(tmp_path / "none"))
+    assert r.returncode == 2 and "no index at" in r.stderr

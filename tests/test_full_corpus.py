@@ -1,0 +1,87 @@
+"""The whole CST corpus: every book indexed, counts checked against the XML, search on all of it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from lxml import etree
+
+from conftest import CST
+from gantha.corpus.cst import discover, read_book
+from gantha.corpus.files import logical_name, read_text
+from gantha.model import SearchRequest
+from gantha.search.service import Searcher
+
+pytestmark = pytest.mark.full
+
+
+def test_all_books_indexed_with_counts_from_the_xml(full_ingest, full_store):
+    _, summary = full_ingest
+    assert summary.ok, summary.skipped[:3]
+    assert summary.books == 217
+    xml_files = [f for f in CST.iterdir() if re.search(r"\.(mul|att|tik|nrf)\d*\.xml$", logical_name(f))]
+    expected = {"paragraphs": 0, "page_refs": 0, "bold": 0}
+    for f in xml_files:
+        root = etree.fromstring(re.sub(r"^<\?xml[^>]*\?>", "", read_text(f)))
+        expected["paragraphs"] += int(root.xpath("count(//p)"))
+        expected["page_refs"] += int(root.xpath("count(//pb)"))
+        expected["bold"] += int(
+            root.xpath("count(//hi[@rend='bold'][normalize-space(.)!=''][not(ancestor::hi[@rend='bold'])])")
+        )
+    assert summary.passages == expected["paragraphs"] == full_store.count()
+    assert summary.page_refs == expected["page_refs"]
+    assert summary.bold_terms == expected["bold"]
+    books = full_store.books("cst")
+    assert len(books) == 217
+    assert {r.info.category for r in books.values()} == {"mula", "atthakatha", "tika", "anya"}
+
+
+def test_coordinates_unique_over_the_corpus():
+    books, problems = discover(CST)
+    assert not problems
+    seen: set[str] = set()
+    total = 0
+    for book in books:
+        for p in read_book(book):
+            seen.add(p.coordinate)
+            total += 1
+    assert total == len(seen) == 523_729
+
+
+def test_fuzzy_parivasa_with_and_without_diacritics(full_store):
+    s = Searcher(full_store)
+    a = s.search(SearchRequest(q="parivasa", limit=100))
+    b = s.search(SearchRequest(q="parivāsa", limit=100))
+    assert a.total == b.total > 0
+    assert [h.coordinate for h in a.hits] == [h.coordinate for h in b.hits]
+
+
+def test_exact_forms_differ_on_the_full_corpus(full_store):
+    s = Searcher(full_store)
+    acc = s.search(SearchRequest(q="parivāsaṃ", mode="exact", limit=100))
+    nom = s.search(SearchRequest(q="parivāso", mode="exact", limit=100))
+    assert acc.total > 0 and nom.total > 0
+    assert {h.coordinate for h in acc.hits} != {h.coordinate for h in nom.hits}
+
+
+def test_pts_footnote_reference(full_store):
+    res = Searcher(full_store).search(SearchRequest(page_ref="PTS Vin II 31"))
+    assert res.hits[0].coordinate == "cst/vin02m3.mul/75"
+    assert res.hits[0].path[2] == "2. Pārivāsikakkhandhakaṃ"
+    assert {h.book for h in res.hits} == {"vin02m3.mul"}
+
+
+def test_page_ref_narrowed_by_collection(full_store):
+    s = Searcher(full_store)
+    any_book = s.search(SearchRequest(page_ref="P2.0031", limit=100))
+    vinaya = s.search(SearchRequest(page_ref="Vin II 31", limit=100))
+    assert len({h.book for h in any_book.hits}) > 1  # volume 2 of several PTS collections
+    assert {h.book for h in vinaya.hits} == {"vin02m3.mul"}
+
+
+def test_commentary_filter_and_tags(full_store):
+    s = Searcher(full_store)
+    res = s.search(SearchRequest(q="parivasa*", categories=["atthakatha"], tags=["vinaya"], limit=50))
+    assert res.total > 0
+    assert all(h.category == "atthakatha" and "vinaya" in h.tags for h in res.hits)
