@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,7 +28,7 @@ class Settings(BaseSettings):
     downloads: Path = Field(default_factory=lambda: Path(user_data_dir("gantha")) / "sources")
     host: str = "127.0.0.1"
     port: int = 8000
-    workers: int = 1
+    workers: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)), description="server processes")
 
 
 @lru_cache(maxsize=1)

@@ -37,8 +37,14 @@ def snippet(
     close_tag: str = "</mark>",
 ) -> tuple[str, int]:
     """An HTML-escaped window of ``width`` words around the densest matches; return it with the match count."""
-    spans = [(m.start(), m.end()) for m in WORD_RE.finditer(text)]
-    tokens = [analyse(text[s:e]) for s, e in spans]
+    analysed = analyse(text)
+    if len(analysed) == len(text):  # the usual case: analyse the whole text once, offsets unchanged
+        matches = list(WORD_RE.finditer(analysed))
+        spans = [(m.start(), m.end()) for m in matches]
+        tokens = [m.group() for m in matches]
+    else:
+        spans = [(m.start(), m.end()) for m in WORD_RE.finditer(text)]
+        tokens = [analyse(text[s:e]) for s, e in spans]
     marked = mark_positions(tokens, terms, list(phrases), list(prefixes))
     if not spans:
         return html.escape(text), 0

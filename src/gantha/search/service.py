@@ -134,7 +134,7 @@ class Searcher:
             p = h.passage
             text, _ = snippet(p.text, analyse, terms, analysed.phrases, analysed.prefixes)
             hits.append(
-                Hit(
+                Hit.model_construct(
                     rank=rank,
                     coordinate=p.coordinate,
                     corpus=p.corpus,
@@ -155,7 +155,10 @@ class Searcher:
             )
         titles = {rec.info.book: rec.info.title for rec in books.values()}
         aggs = {
-            name: [Bucket(key=k, count=c, title=titles.get(k) if name == "book" else None) for k, c in buckets]
+            name: [
+                Bucket.model_construct(key=k, count=c, title=titles.get(k) if name == "book" else None)
+                for k, c in buckets
+            ]
             for name, buckets in result.aggregations.items()
         }
         return SearchResponse(

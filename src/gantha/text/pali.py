@@ -21,7 +21,7 @@ def _build_fold_table() -> dict[int, str | None]:
     for block in (range(0x00C0, 0x0250), range(0x1E00, 0x1F00)):
         for cp in block:
             base = "".join(c for c in unicodedata.normalize("NFD", chr(cp)) if not unicodedata.combining(c))
-            if base != chr(cp) and base.isascii():
+            if base != chr(cp) and base.isascii() and len(base) == 1:  # length-preserving
                 table[cp] = base.lower()
     for cp in range(0x0300, 0x0370):  # stray combining marks
         table[cp] = None

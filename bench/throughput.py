@@ -1,0 +1,127 @@
+"""HTTP throughput at concurrency 8 for simple queries, against a real `gantha serve`.
+
+python bench/throughput.py [--workers N] [--seconds S]      (run bench/ingest.py first)
+
+Uses wrk when it is installed (a C load generator: apt install wrk), else an asyncio httpx client,
+which shares the CPU with the server and so reports a lower bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import httpx
+
+from common import INDEX, percentile
+
+PATHS = [
+    "/api/v3/search?" + urlencode(params)
+    for params in (
+        {"q": "bhikkhu"},
+        {"q": "parivasa"},
+        {"q": "nibbana", "page_size": 5},
+        {"q": "metta"},
+        {"q": "dhamma", "category": "mula"},
+        {"q": "satipatthana"},
+        {"q": "parivāsaṃ", "search_mode": "exact"},
+    )
+]
+CONCURRENCY = 8
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wrk(base: str, seconds: int) -> dict:
+    script = Path(tempfile.mkdtemp()) / "paths.lua"
+    lua_paths = ", ".join(f'"{p}"' for p in PATHS)
+    script.write_text(
+        f"paths = {{{lua_paths}}}\ni = 0\nrequest = function()\n i = i % #paths + 1\n"
+        "  return wrk.format(nil, paths[i])\nend\n"
+    )
+    out = subprocess.run(
+        ["wrk", "-t2", f"-c{CONCURRENCY}", f"-d{seconds}s", "--latency", "-s", str(script), base],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    lat = dict(re.findall(r"\s+(50|90|99)%\s+([\d.]+\w+)", out))
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {"tool": "wrk", "requests_per_s": rps, "latency": lat, "non_2xx": int(errors.group(1)) if errors else 0}
+
+
+async def _python_client(base: str, seconds: int) -> dict:
+    latencies: list[float] = []
+    errors = 0
+    stop = time.perf_counter() + seconds
+
+    async def worker(client: httpx.AsyncClient) -> None:
+        nonlocal errors
+        while time.perf_counter() < stop:
+            t = time.perf_counter()
+            r = await client.get(random.choice(PATHS))
+            latencies.append((time.perf_counter() - t) * 1000)
+            errors += r.status_code != 200
+
+    async with httpx.AsyncClient(base_url=base, timeout=10) as client:
+        started = time.perf_counter()
+        await asyncio.gather(*(worker(client) for _ in range(CONCURRENCY)))
+        elapsed = time.perf_counter() - started
+    return {
+        "tool": "httpx (same machine, lower bound)",
+        "requests_per_s": round(len(latencies) / elapsed, 1),
+        "latency": {"50": f"{percentile(latencies, 50):.2f}ms", "95": f"{percentile(latencies, 95):.2f}ms"},
+        "non_2xx": errors,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seconds", type=int, default=10)
+    args = ap.parse_args()
+    port = _free_port()
+    env = {**os.environ, "GANTHA_INDEX": str(INDEX)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gantha.api.cli", "serve", "--port", str(port), "--workers", str(args.workers)],
+        env=env,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                httpx.get(base + PATHS[0], timeout=2).raise_for_status()
+                break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        for p in PATHS:  # warm every worker's caches
+            for _ in range(args.workers * 2):
+                httpx.get(base + p, timeout=10)
+        result = _wrk(base, args.seconds) if shutil.which("wrk") else asyncio.run(_python_client(base, args.seconds))
+        result.update(workers=args.workers, concurrency=CONCURRENCY, seconds=args.seconds)
+        print(json.dumps(result, indent=2))
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+if __name__ == "__main__":
+    main()
