@@ -195,10 +195,11 @@ def search(
         _print_json(res.model_dump())
         return
     info = res.query_info
-    shown = " ".join(info.terms + ['"' + " ".join(p) + '"' for p in info.phrases] + [p + "*" for p in info.prefixes])
-    ref = f" page {info.page_ref['key']}" if info.page_ref else ""
+    parts = info.terms + ['"' + " ".join(p) + '"' for p in info.phrases] + [p + "*" for p in info.prefixes]
+    if info.page_ref:
+        parts.append(f"page {info.page_ref['key']}")
     out.print(
-        f"[bold]{res.total:,}[/bold] hits for [cyan]{escape(shown)}{ref}[/cyan] "
+        f"[bold]{res.total:,}[/bold] hits for [cyan]{escape(' '.join(parts))}[/cyan] "
         f"({info.mode.value}, field {info.field}) in {res.took_ms:.1f} ms",
         highlight=False,
     )
