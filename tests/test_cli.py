@@ -42,7 +42,7 @@ def test_ingest_reports_malformed_files_and_exits_3(tmp_path):
     (corpus / "e1208n.nrf.xml.gz").write_bytes(gzip.compress(b"<TEI.2><p>"))
     r = gantha("ingest", "cst", str(corpus), "--index", str(tmp_path / "idx"))
     assert r.returncode == 3
-    assert "ingested 1 books" in r.stdout
+    assert "ingested cst: 1 books" in r.stdout
     assert "skipped e1208n.nrf" in r.stderr
 
 

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gantha.corpus import cst
-from gantha.store.base import BookRecord
+from gantha.corpus import cst, dictionary, myanmar, suttacentral, wikipali
+from gantha.store.base import BookRecord, Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
+from gantha.store.lexicon import Lexicon
 
 COMMIT_EVERY = 100_000  # passages between commits: the most an interruption can lose
 
@@ -101,3 +102,161 @@ def _counting(passages, record: BookRecord):
         record.page_refs += len(p.page_starts)
         record.bold_terms += len(p.bold)
         yield p
+
+
+# --- translations ------------------------------------------------------------------------------------
+
+
+def _align(store: EmbeddedStore, book: str, passages: list) -> tuple[list, int]:
+    """Keep the passages whose coordinate exists in the Pali; give them its order, headings and pages."""
+    pali = store.get([p.coordinate for p in passages])
+    kept = []
+    for p in passages:
+        original = pali.get(p.coordinate)
+        if original is None:
+            continue
+        p.seq, p.chapter, p.path, p.book_title = original.seq, original.chapter, original.path, original.book_title
+        p.category, p.tags, p.page_refs, p.kind = original.category, original.tags, original.page_refs, original.kind
+        kept.append(p)
+    return kept, len(passages) - len(kept)
+
+
+def _store_channel(
+    store: EmbeddedStore,
+    summary: IngestSummary,
+    book: str,
+    channel,
+    passages: list,
+    signature: str,
+    source: str,
+    item: str,
+) -> None:
+    records = store.books("cst")
+    if f"cst/{book}" not in records:
+        summary.skipped.append({"item": item, "reason": f"Pali book {book} is not indexed: ingest cst first"})
+        return
+    kept, unaligned = _align(store, book, passages)
+    if unaligned:
+        summary.skipped.append(
+            {
+                "item": item,
+                "reason": f"{unaligned} paragraphs have no CST paragraph "
+                "with the same number in {book}; left out".replace("{book}", book),
+            }
+        )
+    store.delete_book("cst", book, channel.name)
+    store.add(kept)
+    store.commit(
+        [BookRecord(records[f"cst/{book}"].info, channel, passages=len(kept), signature=signature, source=source)]
+    )
+    summary.books += 1
+    summary.passages += len(kept)
+
+
+def _signature(*files: Path) -> str:
+    return "|".join(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)
+
+
+def ingest_myanmar(
+    store: EmbeddedStore, path: Path, *, force: bool = False, progress: Progress | None = None
+) -> IngestSummary:
+    """Ingest the Burmese translation as channel ``my``, aligned to the indexed CST paragraphs."""
+    started = time.perf_counter()
+    summary = IngestSummary("myanmar", str(path))
+    found = myanmar.files(path)
+    recorded = store.books("cst", channel=myanmar.CHANNEL.name)
+    for f in found:
+        book = myanmar.BOOKS.get(myanmar.stem(f))
+        if (
+            book
+            and not force
+            and recorded.get(f"cst/{book}", None)
+            and recorded[f"cst/{book}"].signature == _signature(f)
+        ):
+            summary.unchanged += 1
+        else:
+            try:
+                passages = list(myanmar.read_file(f))
+                _store_channel(
+                    store, summary, passages[0].book, myanmar.CHANNEL, passages, _signature(f), str(f), f.name
+                )
+            except myanmar.UnalignedError as exc:
+                summary.skipped.append({"item": f.name, "reason": str(exc)})
+        if progress:
+            progress(f.name, 0, len(found))
+    store.finish()
+    summary.seconds = round(time.perf_counter() - started, 2)
+    return summary
+
+
+def ingest_suttacentral(
+    store: EmbeddedStore, path: Path, *, force: bool = False, progress: Progress | None = None
+) -> IngestSummary:
+    """Ingest SuttaCentral segment files: each channel (Pali root, translations) aligned to CST paragraphs."""
+    started = time.perf_counter()
+    summary = IngestSummary("suttacentral", str(path))
+    texts = suttacentral.discover(path)
+
+    def find_book(n: int, volume: int, page: int) -> str | None:
+        res = store.search(
+            StoreQuery(
+                must=[Clause("page_refs", [f"P{volume}.{page:04d}"])],
+                filters={"channel": ["pali"]},
+                book_pattern="vin",
+                limit=100,
+                aggregate=(),
+            )
+        )
+        return next((h.passage.book for h in res.hits if h.passage.para == str(n)), None)
+
+    grouped: dict[tuple[str, str], tuple[object, list, list[str]]] = {}
+    for text in texts:
+        try:
+            book, passages = suttacentral.read_text_channels(text, find_book)
+        except ValueError as exc:
+            summary.skipped.append({"item": text.text_id, "reason": str(exc)})
+            continue
+        for channel, _ in text.channels.values():
+            entry = grouped.setdefault((book, channel.name), (channel, [], []))
+            entry[1].extend(p for p in passages if p.channel == channel.name)
+            entry[2].append(text.text_id)
+        if progress:
+            progress(text.text_id, len(passages), len(texts))
+    for (book, _), (channel, passages, text_ids) in grouped.items():
+        _store_channel(store, summary, book, channel, passages, ",".join(text_ids), str(path), ",".join(text_ids))
+    store.finish()
+    summary.seconds = round(time.perf_counter() - started, 2)
+    return summary
+
+
+# --- lexicon ---------------------------------------------------------------------------------------
+
+
+def _tree_signature(path: Path) -> str:
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    return _signature(*files)
+
+
+def ingest_lexicon(lexicon: Lexicon, source: str, path: Path, *, force: bool = False) -> IngestSummary:
+    """Load WikiPali's word analysis (``wordstats``), ending tables (``grammar``) or dictionaries (``dict``)."""
+    started = time.perf_counter()
+    summary = IngestSummary(source, str(path))
+    signature = _tree_signature(path)
+    if not force and lexicon.sources().get(source, (0, ""))[1] == signature:
+        summary.unchanged = 1
+        return summary
+    if source == "wordstats":
+        rows, problems = wikipali.read_word_statistics(path)
+        summary.passages = lexicon.load_word_analysis(rows, path, signature)
+    elif source == "grammar":
+        endings, sandhi = wikipali.read_grammar(path)
+        summary.passages, problems = lexicon.load_grammar(endings, sandhi, path, signature), []
+    elif source == "dict":
+        entries, problems = dictionary.read_dictionaries(path)
+        summary.passages = lexicon.load_dictionaries(entries, path, signature)
+    else:
+        raise ValueError(f"not a lexicon source: {source!r}")
+    summary.skipped += [{"item": p.split(":")[0], "reason": p} for p in problems]
+    summary.books = 1 if summary.passages else 0
+    summary.seconds = round(time.perf_counter() - started, 2)
+    return summary

@@ -62,6 +62,30 @@ class BookInfo:
 
 
 @dataclass(slots=True)
+class ChannelInfo:
+    """A text stream over the same coordinates: the Pali original, a translation, a nissaya."""
+
+    name: str  # pali, my, en, pli-ms …
+    language: str
+    type: str = "original"  # original | translation | nissaya
+    author: str = ""
+    licence: str = ""
+    provenance: str = "unknown"  # human | machine | unknown — never guessed as human
+    source: str = ""
+
+
+PALI_CHANNEL = ChannelInfo(
+    "pali",
+    "pali",
+    "original",
+    "Chaṭṭha Saṅgāyana Tipiṭaka (Vipassana Research Institute)",
+    "freely redistributed by VRI",
+    "human",
+    "CST4 XML",
+)
+
+
+@dataclass(slots=True)
 class Passage:
     """One addressable unit of text (a paragraph, a verse, a chunk) with everything needed to cite it."""
 
@@ -78,6 +102,7 @@ class Passage:
     path: list[str] = field(default_factory=list)  # heading path, outermost first
     chapter: int = 0  # index of the chapter (top heading below the book) within the book
     kind: str = ""  # paragraph type, e.g. CST rend="bodytext"
+    chapter_title: str = ""
     bold: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     page_refs: list[str] = field(default_factory=list)  # every page the passage touches: P2.0031
@@ -88,6 +113,11 @@ class Passage:
     @property
     def coordinate(self) -> str:
         return f"{self.corpus}/{self.book}/{self.para}"
+
+    @property
+    def doc_id(self) -> str:
+        """Unique per channel: the same coordinate holds the Pali and each translation."""
+        return f"{self.coordinate}@{self.channel}"
 
 
 # --- search ----------------------------------------------------------------------------------------
@@ -120,6 +150,8 @@ class SearchRequest(BaseModel):
     limit: int = Field(10, ge=1, le=MAX_LIMIT)
     offset: int = Field(0, ge=0, le=MAX_OFFSET)
     scheme: str = "auto"  # input scheme of ASCII queries: auto, iast, velthuis, hk
+    forms: list[str] = Field(default_factory=list)  # exact forms, any of which matches
+    bold_only: bool = False  # keep only passages where a searched word stands in bold
 
 
 class Hit(BaseModel):
@@ -162,6 +194,9 @@ class QueryInfo(BaseModel):
     page_ref: dict[str, Any] | None = None
     filters: dict[str, Any] = Field(default_factory=dict)
     bold_ranking: bool = True
+    bold_only: bool = False
+    forms: list[str] = Field(default_factory=list)
+    lemma: dict[str, Any] | None = None  # {"lemma", "forms", "sources"} when a lemma was expanded
 
 
 class SearchResponse(BaseModel):
@@ -170,4 +205,6 @@ class SearchResponse(BaseModel):
     hits: list[Hit]
     aggregations: dict[str, list[Bucket]] = Field(default_factory=dict)
     query_info: QueryInfo
-    outcome: str = "hits"  # hits | no_hits
+    outcome: str = "hits"  # hits | no_hits | unattested_form
+    message: str | None = None
+    suggestions: list[str] = Field(default_factory=list)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Generic, TypeVar
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -23,8 +23,19 @@ from gantha.model import (
     SearchMode,
     SearchRequest,
 )
+from gantha.research import (
+    ChapterResult,
+    DistResult,
+    FormsResult,
+    GetResult,
+    Research,
+    SuggestResult,
+    VersionsResult,
+    WordResult,
+)
 from gantha.search.service import Searcher, SearchError
 from gantha.store.embedded import EmbeddedStore, StoreError
+from gantha.store.lexicon import Lexicon
 from gantha.text.refs import PageRefError
 
 RESOURCE_TYPES = {"cst": "cst", "pali": "cst", "tipitaka": "cst"}
@@ -48,6 +59,14 @@ class SearchData(BaseModel):
     results: list[Hit]
     aggregations: dict[str, list[Bucket]]
     outcome: str
+
+
+T = TypeVar("T")
+
+
+class Envelope(BaseModel, Generic[T]):
+    success: bool = True
+    data: T
 
 
 class SearchEnvelope(BaseModel):
@@ -105,12 +124,15 @@ def create_app(index: Path) -> FastAPI:
         version=__version__,
         description="Search the Pali canon and other texts; every result carries a citable coordinate.",
     )
-    state: dict[str, Searcher] = {}
+    state: dict[str, Research] = {}
+
+    def research() -> Research:
+        if "r" not in state:
+            state["r"] = Research(EmbeddedStore(index, create=False), Lexicon(index))
+        return state["r"]
 
     def searcher() -> Searcher:
-        if "s" not in state:
-            state["s"] = Searcher(EmbeddedStore(index, create=False))
-        return state["s"]
+        return research().searcher
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -189,6 +211,9 @@ def create_app(index: Path) -> FastAPI:
         page: Annotated[int, Query(ge=1, le=MAX_OFFSET // MAX_LIMIT)] = 1,
         page_size: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
         scheme: Annotated[str, Query(pattern="^(auto|iast|velthuis|hk)$")] = "auto",
+        forms: Annotated[str | None, Query(description="comma-separated exact forms; any matches")] = None,
+        lemma: Annotated[str | None, Query(description="expand this lemma to its attested forms first")] = None,
+        bold: Annotated[bool, Query(description="only where a searched word stands in bold")] = False,
     ) -> SearchEnvelope:
         corpora = []
         if resource_type:
@@ -211,8 +236,10 @@ def create_app(index: Path) -> FastAPI:
             limit=page_size,
             offset=(page - 1) * page_size,
             scheme=scheme,
+            forms=_split(forms),
+            bold_only=bold,
         )
-        res = searcher().search(req)
+        res = research().search(req, lemma=lemma)
         data = SearchData(
             total=res.total,
             page=page,
@@ -224,4 +251,51 @@ def create_app(index: Path) -> FastAPI:
         )
         return SearchEnvelope(data=data, query_info=res.query_info)
 
+    @app.get("/api/v3/search-suggest", summary="Complete a word, a Chinese term or a page reference", responses=ERRORS)
+    def search_suggest(
+        q: str,
+        type: Annotated[str, Query(pattern="^(term|pali_romanized|page_ref)$")] = "term",
+        limit: Annotated[int, Query(ge=1, le=50)] = 10,
+    ) -> Envelope[SuggestResult]:
+        return Envelope(data=research().suggest(q, type, limit))
+
+    @app.get("/api/v3/forms", summary="Lemma candidates and attested forms with counts", responses=ERRORS)
+    def forms(word: Annotated[str, Query(min_length=1, max_length=200)]) -> Envelope[FormsResult]:
+        return Envelope(data=research().forms(word))
+
+    @app.get("/api/v3/word", summary="Dictionary meanings and morphology", responses=ERRORS)
+    def word(word: Annotated[str, Query(min_length=1, max_length=200)]) -> Envelope[WordResult]:
+        return Envelope(data=research().word(word))
+
+    @app.get("/api/v3/dist", summary="Hits per book for forms or a lemma", responses=ERRORS)
+    def dist(
+        forms: Annotated[str | None, Query(description="comma-separated exact forms")] = None,
+        lemma: str | None = None,
+        bold: bool = False,
+        category: str | None = None,
+    ) -> Envelope[DistResult]:
+        if not forms and not lemma:
+            raise SearchError("empty_query", "give forms or a lemma")
+        return Envelope(data=research().dist(_split(forms), lemma=lemma, bold_only=bold, categories=_split(category)))
+
+    @app.get("/api/v3/get", summary="Paragraphs by coordinate, with citations", responses=ERRORS)
+    def get(
+        coordinates: Annotated[str, Query(description="comma-separated, e.g. cst/vin02m3.mul/75")],
+        channel: Annotated[str, Query(description="comma-separated channels: pali, my, en, pli-ms")] = "pali",
+        tokens: bool = False,
+    ) -> Envelope[GetResult]:
+        return Envelope(data=research().get(_split(coordinates), _split(channel), tokens))
+
+    @app.get("/api/v3/chapter", summary="The chapter around a coordinate: size, or text with confirm", responses=ERRORS)
+    def chapter(coordinate: str, confirm: bool = False, channel: str = "pali") -> Envelope[ChapterResult]:
+        return Envelope(data=research().chapter(coordinate, confirm, channel))
+
+    @app.get("/api/v3/versions", summary="Channels present and missing at a coordinate", responses=ERRORS)
+    def versions(coordinate: str) -> Envelope[VersionsResult]:
+        return Envelope(data=research().versions(coordinate))
+
     return app
+
+
+def _split(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]

@@ -25,17 +25,19 @@ from rich.table import Table
 from gantha.config import settings
 from gantha.corpus.cst import BookError
 from gantha.corpus.download import DownloadError, download_cst
-from gantha.ingest import IngestSummary, ingest_cst
+from gantha.ingest import IngestSummary, ingest_cst, ingest_lexicon, ingest_myanmar, ingest_suttacentral
 from gantha.model import CoordinateError, SearchMode, SearchRequest
-from gantha.search.service import Searcher, SearchError
+from gantha.research import Research
+from gantha.search.service import SearchError
 from gantha.store.embedded import EmbeddedStore, StoreError
+from gantha.store.lexicon import Lexicon
 from gantha.text.refs import PageRefError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.splitlines()[0] if __doc__ else "")
 out = Console()
 err = Console(stderr=True)
 
-SOURCES = ("cst", "all")
+SOURCES = ("cst", "myanmar", "suttacentral", "wordstats", "grammar", "dict", "all")
 IndexOpt = Annotated[
     Path | None, typer.Option("--index", help="index directory (default: GANTHA_INDEX or a per-user dir)")
 ]
@@ -45,6 +47,16 @@ BAD_INPUT = (SearchError, PageRefError, CoordinateError, BookError, FileNotFound
 
 def _index(index: Path | None) -> Path:
     return index or settings().index
+
+
+def _research(index: Path | None) -> Research:
+    path = _index(index)
+    return Research(EmbeddedStore(path, create=False), Lexicon(path))
+
+
+def _split(values: str | list[str] | None) -> list[str]:
+    items = [values] if isinstance(values, str) else values or []
+    return [v.strip() for item in items for v in item.split(",") if v.strip()]
 
 
 def _fail(message: str, code: int) -> None:
@@ -75,50 +87,82 @@ def _print_json(data: Any) -> None:
 
 # --- ingest ---------------------------------------------------------------------------------------
 
+# where each source lies in a folder laid out like the project's shared data
+DATA_LAYOUT = {
+    "cst": "cst",
+    "wordstats": "wikipali/word_statistics",
+    "grammar": "wikipali/grammar",
+    "dict": "wikipali/dict",
+    "myanmar": "myanmar",
+    "suttacentral": "suttacentral",
+}
+LEXICON_SOURCES = ("wordstats", "grammar", "dict")
 
-def _run_ingest(store: EmbeddedStore, path: Path, force: bool, show_progress: bool) -> IngestSummary:
+
+def _ingest_one(source: str, index: Path, path: Path, force: bool, show_progress: bool) -> IngestSummary:
+    if source in LEXICON_SOURCES:
+        with err.status(f"loading {source} from {path}", spinner="dots") if show_progress else contextlib.nullcontext():
+            return ingest_lexicon(Lexicon(index), source, path, force=force)
+    store = EmbeddedStore(index)
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("books · {task.fields[passages]:,} paragraphs · {task.fields[rate]:,.0f}/s"),
+        TextColumn("· {task.fields[passages]:,} paragraphs · {task.fields[rate]:,.0f}/s"),
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=err, disable=not show_progress, transient=False) as bar:
-        task = bar.add_task("cst", total=None, passages=0, rate=0.0)
-        state = {"passages": 0}
+    run = {"cst": ingest_cst, "myanmar": ingest_myanmar, "suttacentral": ingest_suttacentral}[source]
+    try:
+        with Progress(*columns, console=err, disable=not show_progress) as bar:
+            task = bar.add_task(source, total=None, passages=0, rate=0.0)
+            state = {"passages": 0}
 
-        def progress(book: str, passages: int, total: int) -> None:
-            state["passages"] += passages
-            elapsed = bar.tasks[0].elapsed or 1e-9
-            bar.update(
-                task,
-                total=total,
-                advance=1,
-                description=f"cst {book:<14}",
-                passages=state["passages"],
-                rate=state["passages"] / elapsed,
-            )
+            def progress(item: str, passages: int, total: int) -> None:
+                state["passages"] += passages
+                elapsed = bar.tasks[0].elapsed or 1e-9
+                bar.update(
+                    task,
+                    total=total,
+                    advance=1,
+                    description=f"{source} {item[:16]:<16}",
+                    passages=state["passages"],
+                    rate=state["passages"] / elapsed,
+                )
 
-        return ingest_cst(store, path, force=force, progress=progress)
+            return run(store, path, force=force, progress=progress)
+    finally:
+        store.close()
 
 
-def _report(summary: IngestSummary, as_json: bool) -> None:
+def _report(summaries: list[IngestSummary], as_json: bool) -> bool:
+    """Print the summaries; return whether anything was skipped."""
     if as_json:
-        _print_json(summary.__dict__)
-    else:
-        out.print(
-            f"[green]ingested[/green] {summary.books} books ({summary.unchanged} unchanged), "
-            f"{summary.passages:,} paragraphs, {summary.page_refs:,} page refs, "
-            f"{summary.bold_terms:,} bold terms in {summary.seconds:.1f} s",
-            highlight=False,
-        )
-        for s in summary.skipped:
-            err.print(f"[yellow]skipped[/yellow] {escape(s['item'])}: {escape(s['reason'])}", highlight=False)
-    if summary.skipped:
-        raise typer.Exit(3)
+        _print_json(summaries[0].__dict__ if len(summaries) == 1 else [s.__dict__ for s in summaries])
+    for s in summaries if not as_json else []:
+        if s.source in LEXICON_SOURCES:
+            out.print(f"[green]loaded[/green] {s.source}: {s.passages:,} rows in {s.seconds:.1f} s", highlight=False)
+        else:
+            out.print(
+                f"[green]ingested[/green] {s.source}: {s.books} books ({s.unchanged} unchanged), "
+                f"{s.passages:,} paragraphs, {s.page_refs:,} page refs, {s.bold_terms:,} bold terms "
+                f"in {s.seconds:.1f} s",
+                highlight=False,
+            )
+        for item in s.skipped:
+            err.print(f"[yellow]skipped[/yellow] {escape(item['item'])}: {escape(item['reason'])}", highlight=False)
+    return any(s.skipped for s in summaries)
+
+
+def _ingest_all(
+    folder: Path, index: Path, force: bool, show_progress: bool, cst: Path | None = None
+) -> list[IngestSummary]:
+    layout = {**{k: folder / v for k, v in DATA_LAYOUT.items()}, **({"cst": cst} if cst else {})}
+    found = [(src, path) for src, path in layout.items() if path.exists()]
+    if not found:
+        _fail(f"{folder} holds none of: {', '.join(f'{k} ({v}/)' for k, v in DATA_LAYOUT.items())}", 2)
+    return [_ingest_one(src, index, path, force, show_progress) for src, path in found]
 
 
 @app.command()
@@ -130,22 +174,17 @@ def ingest(
     force: Annotated[bool, typer.Option(help="re-ingest books whose files are unchanged")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Index a source into the index directory (resumable: unchanged books are skipped)."""
+    """Index a source (resumable: unchanged books are skipped); `all` reads a folder laid out like shared/data."""
     if source not in SOURCES:
         _fail(f"unknown source {source!r}; this version reads: {', '.join(SOURCES)}", 2)
     if not path.exists():
         _fail(f"no such file or folder: {path}", 2)
     if source == "all":
-        found = path / "cst"
-        if not found.is_dir():
-            _fail(f"{path} has no cst/ folder (the sources this version reads: cst)", 2)
-        path = found
-    store = EmbeddedStore(_index(index))
-    try:
-        summary = _run_ingest(store, path, force, show_progress=not as_json)
-    finally:
-        store.close()
-    _report(summary, as_json)
+        summaries = _ingest_all(path, _index(index), force, not as_json)
+    else:
+        summaries = [_ingest_one(source, _index(index), path, force, not as_json)]
+    if _report(summaries, as_json):
+        raise typer.Exit(3)
 
 
 # --- search ---------------------------------------------------------------------------------------
@@ -175,6 +214,9 @@ def search(
     limit: Annotated[int, typer.Option(min=1, max=100)] = 10,
     offset: Annotated[int, typer.Option(min=0, max=10_000)] = 0,
     scheme: Annotated[str, typer.Option(help="input scheme of ASCII queries: auto, iast, velthuis, hk")] = "auto",
+    forms: Annotated[str | None, typer.Option(help="exact forms, comma-separated: any of them matches")] = None,
+    lemma: Annotated[str | None, typer.Option(help="expand this lemma to its attested forms first")] = None,
+    bold: Annotated[bool, typer.Option("--bold", help="only where a searched word stands in bold")] = False,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -189,13 +231,17 @@ def search(
         limit=limit,
         offset=offset,
         scheme=scheme,
+        forms=_split(forms),
+        bold_only=bold,
     )
-    res = Searcher(EmbeddedStore(_index(index), create=False)).search(req)
+    res = _research(index).search(req, lemma=lemma)
     if as_json:
         _print_json(res.model_dump())
         return
     info = res.query_info
     parts = info.terms + ['"' + " ".join(p) + '"' for p in info.phrases] + [p + "*" for p in info.prefixes]
+    if info.forms:
+        parts.append("forms " + ",".join(info.forms))
     if info.page_ref:
         parts.append(f"page {info.page_ref['key']}")
     out.print(
@@ -203,6 +249,10 @@ def search(
         f"({info.mode.value}, field {info.field}) in {res.took_ms:.1f} ms",
         highlight=False,
     )
+    if res.message:
+        err.print(f"[yellow]{escape(res.message)}[/yellow]", highlight=False)
+        if res.suggestions:
+            err.print("attested forms: " + ", ".join(res.suggestions), highlight=False)
     if not res.hits:
         return
     table = Table(show_lines=True)
@@ -218,6 +268,159 @@ def search(
     cats = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("category", []))
     books = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("book", [])[:6])
     out.print(f"categories: {cats}\nbooks: {books}", highlight=False)
+
+
+# --- research verbs -------------------------------------------------------------------------------
+
+
+@app.command()
+@cli_errors
+def forms(word: str, index: IndexOpt = None, as_json: JsonOpt = False) -> None:
+    """Candidate lemmas of a word and every attested form of the best one, with paragraph and bold counts."""
+    res = _research(index).forms(word)
+    if as_json:
+        return _print_json(res.model_dump())
+    lemmas = ", ".join(f"{c.lemma} ({c.score:.2f}; {'+'.join(c.sources)})" for c in res.lemmas[:5])
+    out.print(f"lemma [bold]{res.lemma}[/bold]; candidates: {escape(lemmas) or '-'}", highlight=False)
+    if res.message:
+        err.print(f"[yellow]{escape(res.message)}[/yellow]", highlight=False)
+    table = Table("form", "paragraphs", "bold", "grammar", "proposed by")
+    for f in res.forms:
+        table.add_row(f.form, str(f.paragraphs), str(f.bold_paragraphs), "; ".join(f.grammar[:3]), ", ".join(f.sources))
+    out.print(table)
+    out.print(f"{len(res.forms)} attested forms in {res.total_paragraphs:,} paragraphs", highlight=False)
+
+
+@app.command()
+@cli_errors
+def word(word: str, index: IndexOpt = None, as_json: JsonOpt = False) -> None:
+    """Dictionary meanings and morphology (form → lemma, grammar) of a word."""
+    res = _research(index).word(word)
+    if as_json:
+        return _print_json(res.model_dump())
+    for m in res.morphology[:6]:
+        out.print(f"[bold]{res.word}[/bold] = {m.lemma}, {m.pos} {m.grammar} ({m.source})", highlight=False)
+    for e in res.entries:
+        out.print(
+            f"[cyan]{e.word}[/cyan] [{e.dictionary}, {e.language}] {e.grammar} {escape('; '.join(e.meanings))}",
+            highlight=False,
+        )
+    if res.message:
+        err.print(f"[yellow]{escape(res.message)}[/yellow]", highlight=False)
+
+
+@app.command()
+@cli_errors
+def dist(
+    forms: Annotated[list[str] | None, typer.Argument(help="exact forms")] = None,
+    lemma: Annotated[str | None, typer.Option(help="expand this lemma to its attested forms")] = None,
+    bold: Annotated[bool, typer.Option("--bold", help="count only bold occurrences")] = False,
+    category: Annotated[list[str] | None, typer.Option()] = None,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """How the hits of these forms spread over books (title, category, tags), most first."""
+    res = _research(index).dist(_split(forms), lemma=lemma, bold_only=bold, categories=category or [])
+    if as_json:
+        return _print_json(res.model_dump())
+    table = Table("book", "title", "category", "tags", "paragraphs")
+    for b in res.books:
+        table.add_row(b.book, b.title, b.category, ",".join(b.tags), str(b.count))
+    out.print(table)
+    cats = ", ".join(f"{k} {v}" for k, v in res.by_category.items())
+    out.print(f"{res.total:,} paragraphs in {len(res.books)} books ({cats})", highlight=False)
+
+
+@app.command()
+@cli_errors
+def get(
+    coordinates: Annotated[list[str], typer.Argument(help="e.g. cst/vin02m3.mul/75")],
+    channel: Annotated[str, typer.Option(help="channels, comma-separated: pali, my, en, pli-ms")] = "pali",
+    tokens: Annotated[bool, typer.Option("--tokens", help="analyse the Pali words")] = False,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Paragraphs by coordinate, with citations; a channel without text there is reported missing."""
+    res = _research(index).get(coordinates, _split(channel), tokens=tokens)
+    if as_json:
+        return _print_json(res.model_dump())
+    for it in res.items:
+        out.print(f"[bold]{it.coordinate}[/bold] [{it.channel}] {it.status}", highlight=False)
+        if it.status != "ok":
+            out.print(f"  {escape(it.message or '')}", highlight=False)
+            continue
+        if it.citations:
+            out.print(f"  [dim]{escape(it.citations.default)}[/dim]", highlight=False)
+        out.print(escape(it.display or ""), highlight=False)
+        if it.tokens:
+            out.print(
+                " ".join(f"{t.surface}<{t.lemma or '?'}{'.' + t.grammar if t.grammar else ''}>" for t in it.tokens),
+                highlight=False,
+            )
+
+
+@app.command()
+@cli_errors
+def chapter(
+    coordinate: str,
+    confirm: Annotated[bool, typer.Option("--confirm", help="return the text, not only its size")] = False,
+    channel: str = "pali",
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The chapter containing a coordinate: its size first; with --confirm, its text."""
+    res = _research(index).chapter(coordinate, confirm, channel)
+    if as_json:
+        return _print_json(res.model_dump())
+    out.print(
+        f"{res.book_title} › {res.chapter}: {res.paragraphs} paragraphs, {res.characters:,} characters, "
+        f"~{res.approx_tokens:,} tokens",
+        highlight=False,
+    )
+    for p in res.passages or []:
+        out.print(f"[dim]{p.coordinate}[/dim] {escape(p.display)}", highlight=False)
+    if res.message and not res.passages:
+        err.print(escape(res.message), highlight=False)
+
+
+@app.command()
+@cli_errors
+def versions(coordinate: str, index: IndexOpt = None, as_json: JsonOpt = False) -> None:
+    """Which channels (original, translations) have text at a coordinate, and which do not."""
+    res = _research(index).versions(coordinate)
+    if as_json:
+        return _print_json(res.model_dump())
+    table = Table("channel", "language", "type", "provenance", "status", "author")
+    for c in res.channels:
+        status = c.status + (f" → {c.anchor}" if c.anchor else "")
+        table.add_row(c.channel, c.language, c.type, c.provenance, status, c.author)
+    out.print(table)
+
+
+@app.command()
+@cli_errors
+def suggest(
+    q: str,
+    type: Annotated[str, typer.Option(help="term, pali_romanized or page_ref")] = "term",
+    limit: Annotated[int, typer.Option(min=1, max=50)] = 10,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Completions: Pali forms with diacritics by frequency, Chinese dictionary terms, page references."""
+    res = _research(index).suggest(q, type, limit)
+    if as_json:
+        return _print_json(res.model_dump())
+    for s in res.suggestions:
+        out.print(f"{s.text}\t{s.count or ''}\t{s.note or ''}".rstrip(), highlight=False)
+
+
+@app.command()
+@cli_errors
+def mcp(index: IndexOpt = None) -> None:
+    """Serve the research tools over MCP (stdio), for agents."""
+    from gantha.api.mcp import build_server
+
+    build_server(_index(index)).run("stdio")
 
 
 # --- serving --------------------------------------------------------------------------------------
@@ -264,13 +467,8 @@ def up(
             path = download_cst(
                 s.cst_url, s.downloads, lambda done, total: bar.update(task, completed=done, total=total)
             )
-    store = EmbeddedStore(_index(index))
-    try:
-        summary = _run_ingest(store, path, force=False, show_progress=True)
-    finally:
-        store.close()
-    with contextlib.suppress(typer.Exit):  # skipped items are reported; serve what was indexed
-        _report(summary, as_json=False)
+    summaries = _ingest_all(path.parent, _index(index), False, True, cst=path)  # the CST and what lies beside it
+    _report(summaries, as_json=False)  # skipped items are reported; serve what was indexed
     _serve(_index(index), host or s.host, port or s.port, workers or s.workers)
 
 

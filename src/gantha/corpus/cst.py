@@ -336,6 +336,7 @@ def read_book(book: CstBook, roots: list[etree._Element] | None = None) -> Itera
                 path=[headings[level] for level in HEADING_LEVELS if level in headings],
                 chapter=chapter,
                 kind=rend,
+                chapter_title=headings.get("chapter", ""),
                 bold=inline.bold,
                 notes=inline.notes,
                 page_refs=refs,

@@ -79,16 +79,18 @@ class Searcher:
             )
         normalized, steps = normalize_query_text(req.q, req.scheme)
         parsed = parse_query(normalized)
-        info = QueryInfo(original=req.q, mode=req.mode, normalized=normalized, steps=steps)
-        if parsed.empty and not req.page_ref:
-            raise SearchError("empty_query", "empty query: give words to search for, or a page reference")
-        folded = req.mode == SearchMode.FUZZY
+        info = QueryInfo(original=req.q, mode=req.mode, normalized=normalized, steps=steps, bold_only=req.bold_only)
+        forms = list(dict.fromkeys(canon(f) for f in req.forms if f.strip()))
+        if parsed.empty and not req.page_ref and not forms:
+            raise SearchError("empty_query", "empty query: give words to search for, forms, or a page reference")
+        folded = req.mode == SearchMode.FUZZY and not forms
         analysed = parsed.analysed(folded)
         field = "fold" if folded else "exact"
         info.field = field
         info.terms, info.phrases = analysed.terms, analysed.phrases
         info.prefixes = analysed.prefixes
         info.excluded = analysed.excluded + [p + "*" for p in analysed.excluded_prefixes]
+        info.forms = forms
 
         sq = StoreQuery(limit=req.limit, offset=req.offset, filters=self._filters(req))
         sq.must += [Clause(field, [t]) for t in analysed.terms]
@@ -100,6 +102,11 @@ class Searcher:
         sq.rank_first += [Clause(bold_field, [t]) for t in analysed.terms]
         sq.rank_first += [Clause(bold_field, p, "phrase") for p in analysed.phrases]
         sq.rank_first += [Clause(bold_field, [p], "prefix") for p in analysed.prefixes]
+        if forms:
+            sq.must.append(Clause("exact", forms))
+            sq.rank_first.append(Clause("bold_exact", forms))
+        if req.bold_only:  # at least one searched word must stand in bold
+            sq.should = list(sq.rank_first)
 
         if req.page_ref:
             ref = parse_page_ref(req.page_ref)
@@ -127,7 +134,7 @@ class Searcher:
         sq, info, analysed = self.plan(req)
         result = self.store.search(sq)
         analyse = fold if info.field == "fold" else canon
-        terms = set(analysed.terms)
+        terms = set(analysed.terms) | set(info.forms)
         books = self.store.books()
         hits = []
         for rank, h in enumerate(result.hits, start=req.offset + 1):

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from gantha.model import BookInfo, Passage
+from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage
 
 FILTER_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity")
 TEXT_FIELDS = ("fold", "exact", "bold_fold", "bold_exact", "page_refs", "page_starts")
@@ -69,6 +69,7 @@ class BookRecord:
     """A book as the index knows it: its metadata, how many passages, and the source signature."""
 
     info: BookInfo
+    channel: ChannelInfo = field(default_factory=lambda: PALI_CHANNEL)
     passages: int = 0
     page_refs: int = 0
     bold_terms: int = 0
@@ -84,9 +85,9 @@ class Store(Protocol):
         """Add passages (replacing any with the same coordinate is the caller's delete); return count."""
         ...
 
-    def delete_book(self, corpus: str, book: str) -> None: ...
+    def delete_book(self, corpus: str, book: str, channel: str = "pali") -> None: ...
 
-    def delete(self, coordinates: Iterable[str]) -> None: ...
+    def delete(self, coordinates: Iterable[str], channel: str = "pali") -> None: ...
 
     def commit(self, books: Iterable[BookRecord] = ()) -> None:
         """Make every change since the last commit durable and visible, with these books recorded."""
@@ -94,11 +95,29 @@ class Store(Protocol):
 
     def search(self, query: StoreQuery) -> StoreResult: ...
 
-    def get(self, coordinates: list[str]) -> dict[str, Passage]:
-        """The passages at these coordinates (absent ones are left out)."""
+    def get(self, coordinates: list[str], channel: str = "pali") -> dict[str, Passage]:
+        """The passages at these coordinates in one channel (absent ones are left out)."""
         ...
 
-    def books(self, corpus: str | None = None) -> dict[str, BookRecord]: ...
+    def chapter(self, corpus: str, book: str, chapter: int, channel: str = "pali") -> list[Passage]:
+        """Every passage of one chapter of a book, in reading order."""
+        ...
+
+    def books(self, corpus: str | None = None, channel: str = "pali") -> dict[str, BookRecord]:
+        """Recorded books of one channel keyed ``corpus/book``."""
+        ...
+
+    def channels(self, corpus: str, book: str) -> list[BookRecord]:
+        """Every channel recorded for a book."""
+        ...
+
+    def vocabulary(self, prefix: str, limit: int = 10) -> list[tuple[str, str, int]]:
+        """Words whose folded form starts with ``prefix``: (folded, form, paragraphs), most frequent first."""
+        ...
+
+    def doc_freq(self, field: str, term: str) -> int:
+        """Paragraphs holding ``term`` in an analysed field (``exact``, ``bold_exact`` …)."""
+        ...
 
     def count(self) -> int: ...
 

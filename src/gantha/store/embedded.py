@@ -23,13 +23,15 @@ from pathlib import Path
 import orjson
 import tantivy
 
-from gantha.model import BookInfo, Passage
+from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage
 from gantha.store.base import BookRecord, Clause, StoreHit, StoreQuery, StoreResult
 from gantha.text.pali import canon, fold
 
-SCHEMA_VERSION = 1
-TOKEN_PATTERN = r"[\p{L}\p{N}]+"  # same as gantha.text.pali.WORD_RE
-RANK_FIRST_SCORE = 1000.0  # above any BM25 score a passage can reach
+SCHEMA_VERSION = 2
+TOKEN_PATTERN = r"[\p{L}\p{M}\p{N}]+"  # same as gantha.text.pali.WORD_RE
+RANK_FIRST_SCORE = 1000.0
+TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
+TOP_PER_PREFIX = 20  # above any BM25 score a passage can reach
 _KEYWORD_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity")
 
 
@@ -91,8 +93,9 @@ class EmbeddedStore:
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
             self._db.execute(
                 """CREATE TABLE IF NOT EXISTS books (
-                    key TEXT PRIMARY KEY, corpus TEXT, book TEXT, info TEXT, passages INTEGER,
-                    page_refs INTEGER, bold_terms INTEGER, signature TEXT, source TEXT, ingested_at TEXT)"""
+                    key TEXT PRIMARY KEY, corpus TEXT, book TEXT, channel TEXT, info TEXT, channel_info TEXT,
+                    passages INTEGER, page_refs INTEGER, bold_terms INTEGER, signature TEXT, source TEXT,
+                    ingested_at TEXT)"""
             )
             row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             if row is None:
@@ -103,15 +106,39 @@ class EmbeddedStore:
                     "ingest into a new index directory"
                 )
 
-    def books(self, corpus: str | None = None) -> dict[str, BookRecord]:
-        """Recorded books keyed ``corpus/book``."""
+    def _records(self) -> list[BookRecord]:
         if self._books_cache is None:
             with self._db_lock:
                 rows = self._db.execute(
-                    "SELECT key, info, passages, page_refs, bold_terms, signature, source, ingested_at FROM books"
+                    "SELECT info, channel_info, passages, page_refs, bold_terms, signature, source, ingested_at "
+                    "FROM books ORDER BY corpus, book, channel"
                 ).fetchall()
-            self._books_cache = {key: BookRecord(BookInfo(**orjson.loads(info)), *rest) for key, info, *rest in rows}
-        return {k: v for k, v in self._books_cache.items() if corpus is None or v.info.corpus == corpus}
+            self._books_cache = [
+                BookRecord(BookInfo(**orjson.loads(info)), ChannelInfo(**orjson.loads(channel)), *rest)
+                for info, channel, *rest in rows
+            ]
+        return self._books_cache
+
+    def books(self, corpus: str | None = None, channel: str = "pali") -> dict[str, BookRecord]:
+        return {
+            f"{r.info.corpus}/{r.info.book}": r
+            for r in self._records()
+            if r.channel.name == channel and (corpus is None or r.info.corpus == corpus)
+        }
+
+    def all_channels(self) -> list[ChannelInfo]:
+        """Every channel in the index (the Pali original first)."""
+        seen: dict[str, ChannelInfo] = {"pali": PALI_CHANNEL}
+        for r in self._records():
+            seen.setdefault(r.channel.name, r.channel)
+        return list(seen.values())
+
+    def page_keys(self, prefix: str, limit: int = 10) -> list[tuple[str, int]]:
+        """Indexed page keys starting with ``prefix`` (``P2.003``), in page order, with paragraph counts."""
+        return sorted(self._index.searcher().terms_with_prefix("page_refs", prefix))[:limit]
+
+    def channels(self, corpus: str, book: str) -> list[BookRecord]:
+        return [r for r in self._records() if r.info.corpus == corpus and r.info.book == book]
 
     # --- writing -------------------------------------------------------------------------------
 
@@ -129,7 +156,7 @@ class EmbeddedStore:
         n = 0
         for p in passages:
             doc = tantivy.Document(
-                id=p.coordinate,
+                id=p.doc_id,
                 corpus=p.corpus,
                 book=p.book,
                 category=p.category,
@@ -153,21 +180,19 @@ class EmbeddedStore:
             n += 1
         return n
 
-    def delete_book(self, corpus: str, book: str) -> None:
+    def delete_book(self, corpus: str, book: str, channel: str = "pali") -> None:
+        terms = (("corpus", corpus), ("book", book), ("channel", channel))
         q = tantivy.Query.boolean_query(
-            [
-                (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "corpus", corpus)),
-                (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "book", book)),
-            ]
+            [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, f, v)) for f, v in terms]
         )
         self.writer.delete_documents_by_query(q)
         with self._db_lock, self._db:
-            self._db.execute("DELETE FROM books WHERE key=?", (f"{corpus}/{book}",))
+            self._db.execute("DELETE FROM books WHERE key=?", (f"{corpus}/{book}@{channel}",))
         self._books_cache = None
 
-    def delete(self, coordinates: Iterable[str]) -> None:
+    def delete(self, coordinates: Iterable[str], channel: str = "pali") -> None:
         for c in coordinates:
-            self.writer.delete_documents_by_term("id", c)
+            self.writer.delete_documents_by_term("id", f"{c}@{channel}")
 
     def commit(self, books: Iterable[BookRecord] = ()) -> None:
         self.writer.commit()
@@ -175,12 +200,14 @@ class EmbeddedStore:
         with self._db_lock, self._db:
             for r in books:
                 self._db.execute(
-                    "INSERT OR REPLACE INTO books VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT OR REPLACE INTO books VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
-                        f"{r.info.corpus}/{r.info.book}",
+                        f"{r.info.corpus}/{r.info.book}@{r.channel.name}",
                         r.info.corpus,
                         r.info.book,
+                        r.channel.name,
                         orjson.dumps(r.info),
+                        orjson.dumps(r.channel),
                         r.passages,
                         r.page_refs,
                         r.bold_terms,
@@ -193,11 +220,12 @@ class EmbeddedStore:
         self._index.reload()
 
     def finish(self) -> None:
-        """Wait for background merges and release the writer lock."""
+        """Wait for background merges, release the writer lock and tabulate the vocabulary."""
         if self._writer is not None:
             self._writer.wait_merging_threads()
             self._writer = None
             self._index.reload()
+        self.rebuild_vocabulary()
 
     def close(self) -> None:
         if self._writer is not None:
@@ -282,11 +310,77 @@ class EmbeddedStore:
         doc = searcher.doc(addr)
         return Passage(**orjson.loads(doc["passage"][0]))
 
-    def get(self, coordinates: list[str]) -> dict[str, Passage]:
+    def get(self, coordinates: list[str], channel: str = "pali") -> dict[str, Passage]:
         if not coordinates:
             return {}
         searcher = self._index.searcher()
-        query = tantivy.Query.term_set_query(self.schema, "id", coordinates)
-        result = searcher.search(query, limit=len(coordinates), count=False)
+        ids = [f"{c}@{channel}" for c in coordinates]
+        result = searcher.search(tantivy.Query.term_set_query(self.schema, "id", ids), limit=len(ids), count=False)
         found = (self._passage(searcher, addr) for _, addr in result.hits)
         return {p.coordinate: p for p in found}
+
+    def chapter(self, corpus: str, book: str, chapter: int, channel: str = "pali") -> list[Passage]:
+        searcher = self._index.searcher()
+        terms = (("corpus", corpus), ("book", book), ("channel", channel))
+        parts = [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, f, v)) for f, v in terms]
+        parts.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "chapter", chapter)))
+        result = searcher.search(
+            tantivy.Query.boolean_query(parts),
+            limit=100_000,
+            count=False,
+            order_by_field="seq",
+            order=tantivy.Order.Asc,
+        )
+        return [self._passage(searcher, addr) for _, addr in result.hits]
+
+    def vocabulary(self, prefix: str, limit: int = 10) -> list[tuple[str, str, int]]:
+        prefix = fold(prefix)
+        with self._db_lock:
+            if len(prefix) <= TOP_PREFIX_LEN:
+                rows = self._db.execute(
+                    "SELECT fold, form, paragraphs FROM vocab_top WHERE prefix=? ORDER BY rank LIMIT ?",
+                    (prefix, limit),
+                ).fetchall()
+            else:
+                rows = self._db.execute(
+                    "SELECT fold, form, paragraphs FROM vocab WHERE fold >= ? AND fold < ? "
+                    "ORDER BY paragraphs DESC, form LIMIT ?",
+                    (prefix, prefix + "\U0010ffff", limit),
+                ).fetchall()
+        return [tuple(r) for r in rows]  # type: ignore[misc]
+
+    def rebuild_vocabulary(self) -> int:
+        """Tabulate every indexed word form (folded, as written, paragraphs, bold paragraphs)."""
+        searcher = self._index.searcher()
+        bold = dict(searcher.terms_with_prefix("bold_exact", ""))
+        rows = [(fold(form), form, n, bold.get(form, 0)) for form, n in searcher.terms_with_prefix("exact", "")]
+        top: dict[str, list[tuple]] = {}
+        for folded, form, n, _ in rows:  # already most frequent first
+            for k in range(1, min(TOP_PREFIX_LEN, len(folded)) + 1):
+                bucket = top.setdefault(folded[:k], [])
+                if len(bucket) < TOP_PER_PREFIX:
+                    bucket.append((folded[:k], len(bucket), folded, form, n))
+        with self._db_lock, self._db:
+            self._db.execute("DROP TABLE IF EXISTS vocab")
+            self._db.execute("DROP TABLE IF EXISTS vocab_top")
+            self._db.execute("CREATE TABLE vocab (fold TEXT, form TEXT, paragraphs INTEGER, bold INTEGER)")
+            self._db.execute(
+                "CREATE TABLE vocab_top (prefix TEXT, rank INTEGER, fold TEXT, form TEXT, paragraphs INTEGER)"
+            )
+            self._db.executemany("INSERT INTO vocab VALUES (?,?,?,?)", rows)
+            self._db.executemany("INSERT INTO vocab_top VALUES (?,?,?,?,?)", (r for b in top.values() for r in b))
+            self._db.execute("CREATE INDEX vocab_fold ON vocab (fold)")
+            self._db.execute("CREATE INDEX vocab_form ON vocab (form)")
+            self._db.execute("CREATE INDEX vocab_top_prefix ON vocab_top (prefix, rank)")
+        return len(rows)
+
+    def forms_by_fold(self, folded: str) -> list[tuple[str, int, int]]:
+        """Every written form that folds to ``folded``: (form, paragraphs, bold paragraphs)."""
+        with self._db_lock:
+            rows = self._db.execute(
+                "SELECT form, paragraphs, bold FROM vocab WHERE fold=? ORDER BY paragraphs DESC", (folded,)
+            ).fetchall()
+        return [tuple(r) for r in rows]  # type: ignore[misc]
+
+    def doc_freq(self, field: str, term: str) -> int:
+        return self._index.searcher().doc_freq(field, term)

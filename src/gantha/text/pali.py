@@ -10,8 +10,10 @@ import re
 import unicodedata
 from functools import lru_cache
 
-WORD_RE = re.compile(r"[^\W_]+")
-"""A Pali word in Roman script: a run of letters and digits (NFC text)."""
+import regex
+
+WORD_RE = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+"""A word: a run of letters, combining marks and digits (the index tokenizes with the same class)."""
 
 _CANON_TABLE = str.maketrans({"ṁ": "ṃ", "Ṁ": "ṃ", "ŋ": "ṃ", "Ŋ": "ṃ", "ṃ": "ṃ"})
 

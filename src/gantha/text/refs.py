@@ -166,3 +166,39 @@ def parse_page_ref(text: str) -> PageRef:
         label = raw.split()[1 if raw.lower().startswith("pts ") else 0]
         return PageRef("P", volume, int(rest[-1]), books=PTS_BOOKS[abbr], label=label)
     raise PageRefError(text)
+
+
+# --- citing ------------------------------------------------------------------------------------------
+
+_PTS_LABELS = ((r"vin0[12]m", "Vin"), (r"s01\d\dm", "D"), (r"s02\d\dm", "M"), (r"s03\d\dm", "S"), (r"s04\d\dm", "A"))
+
+
+def roman(n: int) -> str:
+    """``2`` → ``II`` (volumes 1–39)."""
+    out = ""
+    for value, letters in ((10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        while n >= value:
+            out, n = out + letters, n - value
+    return out or "0"
+
+
+def cite_page(key: str, book: str) -> str:
+    """A page key as scholars write it: ``P2.0031`` in the Cūḷavagga → ``PTS Vin II 31``; ``V0.0077`` → ``VRI 0.77``."""
+    edition, volume, page = key[0], int(key[1:].split(".")[0]), int(key.split(".")[1])
+    if edition == "P":
+        for pattern, label in _PTS_LABELS:
+            if re.match(pattern, book) and volume:
+                return f"PTS {label} {roman(volume)} {page}"
+        return f"PTS {volume}.{page}"
+    name = {"M": "MM", "V": "VRI", "T": "Thai", "O": "Other"}.get(edition, edition)
+    return f"{name} {volume}.{page:02d}"
+
+
+def citation_pages(page_refs: list[str], page_starts: list[str]) -> dict[str, str]:
+    """Per edition, the page to cite: the one that begins inside the passage, else the one it lies on."""
+    chosen: dict[str, str] = {}
+    for key in page_starts:
+        chosen.setdefault(key[0], key)
+    for key in page_refs:
+        chosen.setdefault(key[0], key)
+    return chosen

@@ -1,0 +1,586 @@
+"""The research verbs: forms, word, search by forms, dist, get, chapter, versions, suggest.
+
+Each returns a pydantic model that the CLI prints, the HTTP API returns and the MCP tools hand to a
+model. Every text returned carries a coordinate that ``get`` resolves to the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from gantha.model import Coordinate, CoordinateError, Passage, SearchRequest, SearchResponse
+from gantha.search.service import Searcher, SearchError
+from gantha.store.base import Clause, StoreQuery
+from gantha.store.embedded import EmbeddedStore
+from gantha.store.lexicon import Lexicon
+from gantha.text.inflect import analyse, expand, grammar_label, grammar_short
+from gantha.text.pali import WORD_RE, canon, fold, normalize_query_text
+from gantha.text.refs import citation_pages, cite_page, parse_page_ref
+
+MAX_COORDINATES = 100
+MAX_CHAPTER_PARAGRAPHS = 5000
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+# --- results -------------------------------------------------------------------------------------------
+
+
+class LemmaCandidate(BaseModel):
+    lemma: str
+    score: float
+    sources: list[str]
+    grammar: list[str] = Field(default_factory=list)
+
+
+class FormInfo(BaseModel):
+    form: str
+    paragraphs: int
+    bold_paragraphs: int
+    sources: list[str]
+    grammar: list[str] = Field(default_factory=list)
+
+
+class FormsResult(BaseModel):
+    query: str
+    lemma: str | None
+    lemmas: list[LemmaCandidate]
+    forms: list[FormInfo]
+    total_paragraphs: int = 0
+    unattested: list[str] = Field(default_factory=list)  # proposed forms the indexed texts do not contain
+    message: str | None = None
+
+
+class Entry(BaseModel):
+    word: str
+    dictionary: str
+    language: str
+    pos: str
+    grammar: str
+    meanings: list[str]
+    note: str = ""
+    factors: str = ""
+
+
+class Morphology(BaseModel):
+    lemma: str
+    pos: str
+    grammar: str
+    probability: float
+    source: str
+
+
+class WordResult(BaseModel):
+    query: str
+    word: str
+    entries: list[Entry]
+    morphology: list[Morphology]
+    lemmas: list[str]
+    message: str | None = None
+
+
+class BookCount(BaseModel):
+    book: str
+    title: str
+    category: str
+    tags: list[str]
+    count: int
+
+
+class DistResult(BaseModel):
+    forms: list[str]
+    total: int
+    books: list[BookCount]
+    by_category: dict[str, int]
+    query_info: dict[str, Any] = Field(default_factory=dict)
+
+
+class Token(BaseModel):
+    surface: str
+    lemma: str | None
+    grammar: str | None
+    pos: str | None = None
+
+
+class Citations(BaseModel):
+    default: str
+    apa: str
+    mla: str
+
+
+class GetItem(BaseModel):
+    coordinate: str
+    channel: str
+    status: str  # ok | missing | part_of | not_found
+    language: str | None = None
+    text: str | None = None
+    display: str | None = None
+    book_title: str | None = None
+    path: list[str] = Field(default_factory=list)
+    page_refs: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    bold: list[str] = Field(default_factory=list)
+    citations: Citations | None = None
+    tokens: list[Token] | None = None
+    anchor: str | None = None  # for part_of: the numbered paragraph whose text includes this one
+    message: str | None = None
+
+
+class GetResult(BaseModel):
+    items: list[GetItem]
+
+
+class ChapterPassage(BaseModel):
+    coordinate: str
+    kind: str
+    text: str
+    display: str
+
+
+class ChapterResult(BaseModel):
+    coordinate: str
+    book: str
+    book_title: str
+    chapter: str
+    channel: str
+    paragraphs: int
+    characters: int
+    approx_tokens: int
+    confirmed: bool
+    passages: list[ChapterPassage] | None = None
+    message: str | None = None
+
+
+class ChannelStatus(BaseModel):
+    channel: str
+    language: str
+    type: str
+    author: str
+    licence: str
+    provenance: str
+    status: str  # available | part_of | missing
+    anchor: str | None = None
+
+
+class VersionsResult(BaseModel):
+    coordinate: str
+    channels: list[ChannelStatus]
+
+
+class Suggestion(BaseModel):
+    text: str
+    kind: str  # pali | dictionary | page_ref
+    count: int = 0
+    note: str | None = None
+
+
+class SuggestResult(BaseModel):
+    q: str
+    type: str
+    suggestions: list[Suggestion]
+
+
+def chapter_name(title: str) -> str:
+    """``2. Pārivāsikakkhandhakaṃ`` → ``Pārivāsikakkhandhaka`` (number and nominative ending dropped)."""
+    name = re.sub(r"^[\d\-–.()\s]+", "", title).strip()
+    return name[:-1] if name.endswith("ṃ") else name
+
+
+def _anchor(para: str) -> str | None:
+    """``75.3`` → ``75``: the numbered paragraph an unnumbered one follows (None for a numbered one)."""
+    head, sep, _ = para.rpartition(".")
+    return head if sep and head != "0" else None
+
+
+# --- the verbs -----------------------------------------------------------------------------------------
+
+
+class Research:
+    """The research verbs over one index and its lexicon."""
+
+    def __init__(self, store: EmbeddedStore, lexicon: Lexicon):
+        self.store = store
+        self.lexicon = lexicon
+        self.searcher = Searcher(store)
+        self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
+
+    # forms ---------------------------------------------------------------------------------------
+
+    def lemmas(self, word: str) -> list[LemmaCandidate]:
+        """Candidate lemmas of a form, most likely first: attested analyses, then the ending tables."""
+        form = canon(word)
+        found: dict[str, LemmaCandidate] = {}
+        analysed = self.lexicon.bases_of(form)
+        total = sum(count for _, count, _ in analysed) or 1
+        for base, count, _ in analysed:
+            found[base] = LemmaCandidate(
+                lemma=base, score=round(0.5 + 0.5 * count / total, 4), sources=["wikipali-analysis"]
+            )
+        if form not in found and self.lexicon.is_lemma(form):
+            found[form] = LemmaCandidate(lemma=form, score=0.5, sources=["lexicon-headword"])
+        for a in analyse(form, self.lexicon.endings, self.lexicon.sandhi):
+            if a.lemma not in found and not self.lexicon.is_lemma(a.lemma):
+                continue
+            cand = found.setdefault(
+                a.lemma, LemmaCandidate(lemma=a.lemma, score=round(0.4 * a.probability, 4), sources=[])
+            )
+            if a.source not in cand.sources:
+                cand.sources.append(a.source)
+            label = grammar_label(a.grammar)
+            if label and label not in cand.grammar:
+                cand.grammar.append(label)
+        return sorted(found.values(), key=lambda c: -c.score)
+
+    def forms(self, word: str) -> FormsResult:
+        """The candidate lemmas of ``word`` and every form of the best one attested in the index."""
+        query = word
+        word, _ = normalize_query_text(word)
+        candidates = self.lemmas(word)
+        lemma = candidates[0].lemma if candidates else word
+        proposals: dict[str, FormInfo] = {}
+        for form, _ in self.lexicon.forms_of(lemma):
+            proposals[form] = FormInfo(form=form, paragraphs=0, bold_paragraphs=0, sources=["wikipali-analysis"])
+        for a in expand(lemma, self.lexicon.endings, self.lexicon.sandhi):
+            info = proposals.setdefault(a.form, FormInfo(form=a.form, paragraphs=0, bold_paragraphs=0, sources=[]))
+            if a.source not in info.sources:
+                info.sources.append(a.source)
+            label = grammar_label(a.grammar) + (f" +{a.enclitic}" if a.enclitic else "")
+            if label and label not in info.grammar:
+                info.grammar.append(label)
+        attested, unattested = [], []
+        for info in proposals.values():
+            info.paragraphs = self.store.doc_freq("exact", info.form)
+            info.bold_paragraphs = self.store.doc_freq("bold_exact", info.form)
+            (attested if info.paragraphs else unattested).append(info)
+        attested.sort(key=lambda f: (-f.paragraphs, f.form))
+        total = 0
+        if attested:
+            total = self.store.search(
+                StoreQuery(must=[Clause("exact", [f.form for f in attested])], limit=1, aggregate=())
+            ).total
+        message = (
+            None
+            if attested
+            else (
+                f"no form of {lemma!r} occurs in the indexed texts"
+                if candidates or proposals
+                else f"{word!r} is not known to the lexicon; load it with `gantha ingest wordstats|grammar|dict`"
+            )
+        )
+        return FormsResult(
+            query=query,
+            lemma=lemma if (candidates or attested) else None,
+            lemmas=candidates,
+            forms=attested,
+            total_paragraphs=total,
+            unattested=sorted(i.form for i in unattested),
+            message=message,
+        )
+
+    # word ----------------------------------------------------------------------------------------
+
+    def word(self, word: str) -> WordResult:
+        """Dictionary meanings of a word and, when it is an inflected form, its morphology."""
+        query = word
+        word, _ = normalize_query_text(word)
+        word = word.strip()
+        entries = self.lexicon.entries(word) or (self.lexicon.entries(word, folded=True) if word == fold(word) else [])
+        candidates = self.lemmas(word)
+        morphology: list[Morphology] = []
+        lemma_names = [c.lemma for c in candidates if c.lemma != word]
+        if lemma_names:
+            top = lemma_names[0]
+            genders = {e.grammar for e in self.lexicon.entries(top) if e.grammar}
+            for a in analyse(word, self.lexicon.endings, self.lexicon.sandhi):
+                if a.lemma != top:
+                    continue
+                gender = a.grammar.split("$")[0]
+                if genders and gender.startswith((".m.", ".f.", ".nt.")) and gender not in genders:
+                    continue
+                morphology.append(
+                    Morphology(
+                        lemma=a.lemma,
+                        pos=a.pos.strip("."),
+                        grammar=grammar_label(a.grammar),
+                        probability=a.probability,
+                        source=a.source,
+                    )
+                )
+            for name in lemma_names[:3]:
+                entries += self.lexicon.entries(name)
+        message = None if entries or morphology else f"{word!r} is in none of the loaded dictionaries"
+        return WordResult(
+            query=query,
+            word=word,
+            lemmas=lemma_names,
+            entries=[
+                Entry(
+                    word=e.word,
+                    dictionary=e.dictionary,
+                    language=e.language,
+                    pos=e.pos,
+                    grammar=e.grammar,
+                    meanings=e.meanings,
+                    note=e.note,
+                    factors=e.factors,
+                )
+                for e in entries
+            ],
+            morphology=morphology,
+            message=message,
+        )
+
+    # search --------------------------------------------------------------------------------------
+
+    def search(self, req: SearchRequest, lemma: str | None = None) -> SearchResponse:
+        """Search, expanding ``lemma`` to its attested forms first; explain an empty answer."""
+        expansion = None
+        if lemma:
+            expansion = self.forms(lemma)
+            if not expansion.forms:
+                raise SearchError("unattested_lemma", expansion.message or f"no attested forms of {lemma!r}")
+            req = req.model_copy(update={"forms": [*req.forms, *(f.form for f in expansion.forms)]})
+        res = self.searcher.search(req)
+        if expansion:
+            res.query_info.lemma = {
+                "lemma": expansion.lemma,
+                "forms": [f.form for f in expansion.forms],
+                "sources": sorted({s for f in expansion.forms for s in f.sources}),
+            }
+        if res.total == 0:
+            words = res.query_info.forms or res.query_info.terms
+            for w in words:
+                headword = canon(w) if res.query_info.field == "exact" else w
+                if self.lexicon.is_lemma(headword) or self.lexicon.entries(headword, folded=True):
+                    attested = self.forms(headword)
+                    res.outcome = "unattested_form"
+                    res.message = (
+                        f"{headword!r} is a dictionary headword, but this form does not occur in the "
+                        f"indexed texts; its attested forms are listed in suggestions "
+                        f"(see `gantha forms {headword}`)"
+                    )
+                    res.suggestions = [f.form for f in attested.forms[:20]]
+                    break
+        return res
+
+    def dist(self, forms: list[str], lemma: str | None = None, **filters: Any) -> DistResult:
+        """Hits per book (with title, category and tags) for any of the forms, most first."""
+        req = SearchRequest(forms=forms, limit=1, **filters)
+        res = self.search(req, lemma=lemma)
+        books = self.store.books()
+        rows = []
+        for bucket in res.aggregations.get("book", []):
+            rec = books.get(f"cst/{bucket.key}")
+            info = rec.info if rec else None
+            rows.append(
+                BookCount(
+                    book=bucket.key,
+                    title=info.title if info else bucket.key,
+                    category=info.category if info else "",
+                    tags=info.tags if info else [],
+                    count=bucket.count,
+                )
+            )
+        rows.sort(key=lambda r: (-r.count, r.book))
+        return DistResult(
+            forms=res.query_info.forms,
+            total=res.total,
+            books=rows,
+            by_category={b.key: b.count for b in res.aggregations.get("category", [])},
+            query_info=res.query_info.model_dump(),
+        )
+
+    # get / chapter / versions --------------------------------------------------------------------
+
+    def _analyse_uncached(self, surface: str) -> Token:
+        form = canon(surface)
+        bases = self.lexicon.bases_of(form)
+        lemma = bases[0][0] if bases else (form if self.lexicon.is_lemma(form) else None)
+        grammar = pos = None
+        if lemma:
+            for a in analyse(form, self.lexicon.endings, self.lexicon.sandhi):
+                if a.lemma == lemma:
+                    grammar, pos = grammar_short(a.grammar), a.pos.strip(".")
+                    break
+        return Token(surface=surface, lemma=lemma, grammar=grammar, pos=pos)
+
+    def citations(self, p: Passage) -> Citations:
+        pages = citation_pages(p.page_refs, p.page_starts)
+        refs = "; ".join(cite_page(pages[e], p.book) for e in "PVMT" if e in pages and e != "M" and e != "T")
+        chapter = chapter_name(p.chapter_title) if p.chapter_title else ""
+        where = ", ".join(x for x in (p.book_title, chapter) if x)
+        default = f"{where}, CST para {p.para}" + (f" ({refs})" if refs else "")
+        apa = (
+            f"Vipassana Research Institute. (n.d.). {p.book_title}"
+            + (f": {chapter}" if chapter else "")
+            + f" (CST para. {p.para}) [Pali text]. Chaṭṭha Saṅgāyana Tipiṭaka 4.0. {p.coordinate}"
+        )
+        mla = (
+            f"{p.book_title}" + (f", “{chapter}”" if chapter else "") + f", para. {p.para}. "
+            f"Chaṭṭha Saṅgāyana Tipiṭaka 4.0, Vipassana Research Institute" + (f" ({refs})." if refs else ".")
+        )
+        return Citations(default=default, apa=apa, mla=mla)
+
+    def get(self, coordinates: list[str], channels: list[str] | None = None, tokens: bool = False) -> GetResult:
+        """The paragraphs at these coordinates in each channel asked; absent ones say so, item by item."""
+        channels = channels or ["pali"]
+        if len(coordinates) > MAX_COORDINATES:
+            raise SearchError("too_many", f"at most {MAX_COORDINATES} coordinates per call")
+        parsed: list[str] = []
+        items: list[GetItem] = []
+        for c in coordinates:
+            try:
+                parsed.append(str(Coordinate.parse(c)))
+            except CoordinateError as exc:
+                parsed.append("")
+                items.append(GetItem(coordinate=c, channel=channels[0], status="not_found", message=str(exc)))
+        valid = [c for c in parsed if c]
+        pali = self.store.get(valid)
+        by_channel = {ch: (pali if ch == "pali" else self.store.get(valid, ch)) for ch in channels}
+        for c in valid:
+            if c not in pali:
+                items.append(
+                    GetItem(coordinate=c, channel="pali", status="not_found", message=f"no such coordinate: {c}")
+                )
+                continue
+            for ch in channels:
+                p = by_channel[ch].get(c)
+                if p is None:
+                    anchor = _anchor(Coordinate.parse(c).para)
+                    anchored = anchor and self.store.get([c.rsplit("/", 1)[0] + "/" + anchor], ch)
+                    if anchored:
+                        items.append(
+                            GetItem(
+                                coordinate=c,
+                                channel=ch,
+                                status="part_of",
+                                anchor=next(iter(anchored)),
+                                message=f"the {ch} text of this paragraph is part of {next(iter(anchored))}",
+                            )
+                        )
+                    else:
+                        items.append(
+                            GetItem(coordinate=c, channel=ch, status="missing", message=f"no {ch} text at {c}")
+                        )
+                    continue
+                item = GetItem(
+                    coordinate=c,
+                    channel=ch,
+                    status="ok",
+                    language=p.language,
+                    text=p.text,
+                    display=p.display,
+                    book_title=p.book_title,
+                    path=p.path,
+                    page_refs=p.page_refs,
+                    notes=p.notes,
+                    bold=p.bold,
+                )
+                if ch == "pali":
+                    item.citations = self.citations(p)
+                    if tokens:
+                        item.tokens = [self._analyse(m.group()) for m in WORD_RE.finditer(p.text)]
+                items.append(item)
+        return GetResult(items=items)
+
+    def _pali(self, coordinate: str) -> Passage:
+        c = str(Coordinate.parse(coordinate))
+        p = self.store.get([c]).get(c)
+        if p is None:
+            raise SearchError("not_found", f"no such coordinate: {c}")
+        return p
+
+    def chapter(self, coordinate: str, confirm: bool = False, channel: str = "pali") -> ChapterResult:
+        """The chapter around a coordinate: its size, and with ``confirm`` its text."""
+        p = self._pali(coordinate)
+        passages = self.store.chapter(p.corpus, p.book, p.chapter, channel)
+        chars = sum(len(x.text) for x in passages)
+        result = ChapterResult(
+            coordinate=p.coordinate,
+            book=p.book,
+            book_title=p.book_title,
+            chapter=p.chapter_title or (p.path[-1] if p.path else ""),
+            channel=channel,
+            paragraphs=len(passages),
+            characters=chars,
+            approx_tokens=chars // 4,
+            confirmed=confirm,
+        )
+        if not confirm:
+            result.message = (
+                f"{len(passages)} paragraphs, ~{chars // 4:,} tokens: ask again with confirm to get the text"
+            )
+        elif len(passages) > MAX_CHAPTER_PARAGRAPHS:
+            result.confirmed = False
+            result.message = f"chapter too large ({len(passages)} paragraphs); use get on chosen coordinates"
+        else:
+            result.passages = [
+                ChapterPassage(coordinate=x.coordinate, kind=x.kind, text=x.text, display=x.display) for x in passages
+            ]
+        return result
+
+    def versions(self, coordinate: str) -> VersionsResult:
+        """Which channels have text at a coordinate, and explicitly which do not."""
+        p = self._pali(coordinate)
+        known: dict[str, Any] = {}
+        for rec in self.store.all_channels():
+            known.setdefault(rec.name, rec)
+        statuses = []
+        for name, info in known.items():
+            here = name == "pali" or p.coordinate in self.store.get([p.coordinate], name)
+            anchor = None
+            status = "available" if here else "missing"
+            if not here and (a := _anchor(p.para)):
+                anchor_coord = f"{p.corpus}/{p.book}/{a}"
+                if self.store.get([anchor_coord], name):
+                    status, anchor = "part_of", anchor_coord
+            statuses.append(
+                ChannelStatus(
+                    channel=name,
+                    language=info.language,
+                    type=info.type,
+                    author=info.author,
+                    licence=info.licence,
+                    provenance=info.provenance,
+                    status=status,
+                    anchor=anchor,
+                )
+            )
+        statuses.sort(key=lambda s: (s.channel != "pali", s.status != "available", s.channel))
+        return VersionsResult(coordinate=p.coordinate, channels=statuses)
+
+    # suggest -------------------------------------------------------------------------------------
+
+    def suggest(self, q: str, type: str = "term", limit: int = 10) -> SuggestResult:
+        """Completions: Pali forms with diacritics by frequency, Chinese dictionary terms, page refs."""
+        q = q.strip()
+        out: list[Suggestion] = []
+        if not q:
+            return SuggestResult(q=q, type=type, suggestions=[])
+        if type == "page_ref":
+            out = self._suggest_page_ref(q, limit)
+        elif CJK.search(q):
+            for word, meaning in self.lexicon.headwords_by_meaning(q, limit):
+                out.append(Suggestion(text=word, kind="dictionary", note=meaning))
+        else:
+            text, _ = normalize_query_text(q)
+            words = text.split()
+            if words:
+                head = " ".join(words[:-1])
+                for _, form, count in self.store.vocabulary(words[-1], limit):
+                    out.append(Suggestion(text=f"{head} {form}".strip(), kind="pali", count=count))
+        return SuggestResult(q=q, type=type, suggestions=out[:limit])
+
+    def _suggest_page_ref(self, q: str, limit: int) -> list[Suggestion]:
+        try:
+            ref = parse_page_ref(q)
+            key = ref.key
+        except ValueError:
+            m = re.match(r"^([MVPTO])\s?(\d{1,2})(?:\.(\d{0,4}))?$", q.strip(), re.IGNORECASE)
+            if not m:
+                return []
+            key = f"{m.group(1).upper()}{int(m.group(2))}." + (m.group(3) or "")
+        return [Suggestion(text=k, kind="page_ref", count=n) for k, n in self.store.page_keys(key, limit)]

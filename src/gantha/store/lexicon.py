@@ -1,0 +1,158 @@
+"""The lexicon beside an index: word analysis, ending tables and dictionaries, in SQLite.
+
+Kept in ``lexicon.sqlite`` in the index directory whatever the passage store is (tantivy or
+OpenSearch): it is small, read-mostly, and needed by every backend alike.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from functools import cached_property
+from pathlib import Path
+
+import orjson
+
+from gantha.corpus.dictionary import DictEntry
+from gantha.corpus.wikipali import EndingRule, SandhiRule, WordAnalysis
+from gantha.text.inflect import EXTRA_SANDHI
+from gantha.text.pali import fold
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS analysis (word TEXT, base TEXT, count INTEGER, type TEXT);
+CREATE INDEX IF NOT EXISTS analysis_word ON analysis (word);
+CREATE INDEX IF NOT EXISTS analysis_base ON analysis (base);
+CREATE TABLE IF NOT EXISTS endings (base_ending TEXT, form_ending TEXT, pos TEXT, grammar TEXT,
+                                    probability REAL, source TEXT);
+CREATE TABLE IF NOT EXISTS sandhi (ending TEXT, joined TEXT, enclitic TEXT, source TEXT);
+CREATE TABLE IF NOT EXISTS dict (word TEXT, fold TEXT, dictionary TEXT, language TEXT, pos TEXT, grammar TEXT,
+                                 parent TEXT, meanings TEXT, note TEXT, factors TEXT);
+CREATE INDEX IF NOT EXISTS dict_word ON dict (word);
+CREATE INDEX IF NOT EXISTS dict_fold ON dict (fold);
+CREATE TABLE IF NOT EXISTS sources (name TEXT PRIMARY KEY, path TEXT, rows INTEGER, signature TEXT);
+"""
+
+
+class Lexicon:
+    """Read and load the lexicon tables of one index directory."""
+
+    def __init__(self, index: Path):
+        Path(index).mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(Path(index) / "lexicon.sqlite", check_same_thread=False)
+        with self._db:
+            self._db.executescript(_SCHEMA)
+
+    def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    def sources(self) -> dict[str, tuple[int, str]]:
+        """Loaded sources: name → (rows, signature of the files they came from)."""
+        return {name: (rows, sig) for name, rows, sig in self._query("SELECT name, rows, signature FROM sources")}
+
+    # --- loading ---------------------------------------------------------------------------------
+
+    def _replace(self, table: str, name: str, path: Path, rows: list[tuple], width: int, signature: str = "") -> int:
+        marks = ",".join("?" * width)
+        with self._lock, self._db:
+            self._db.execute(f"DELETE FROM {table}")
+            self._db.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+            self._db.execute("INSERT OR REPLACE INTO sources VALUES (?,?,?,?)", (name, str(path), len(rows), signature))
+        for cached in ("endings", "sandhi", "_chinese_meanings"):
+            self.__dict__.pop(cached, None)
+        return len(rows)
+
+    def load_word_analysis(self, rows: list[WordAnalysis], path: Path, signature: str = "") -> int:
+        return self._replace(
+            "analysis", "wordstats", path, [(r.word, r.base, r.count, r.type) for r in rows], 4, signature
+        )
+
+    def load_grammar(self, endings: list[EndingRule], sandhi: list[SandhiRule], path: Path, signature: str = "") -> int:
+        n = self._replace(
+            "endings",
+            "grammar",
+            path,
+            [(r.base_ending, r.form_ending, r.pos, r.grammar, r.probability, r.source) for r in endings],
+            6,
+            signature,
+        )
+        self._replace("sandhi", "sandhi", path, [(s.ending, s.joined, s.enclitic, s.source) for s in sandhi], 4)
+        return n
+
+    def load_dictionaries(self, entries: list[DictEntry], path: Path, signature: str = "") -> int:
+        rows = [
+            (
+                e.word,
+                fold(e.word),
+                e.dictionary,
+                e.language,
+                e.pos,
+                e.grammar,
+                e.parent,
+                orjson.dumps(e.meanings).decode(),
+                e.note,
+                e.factors,
+            )
+            for e in entries
+        ]
+        return self._replace("dict", "dict", path, rows, 10, signature)
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    @cached_property
+    def endings(self) -> list[EndingRule]:
+        return [EndingRule(*r) for r in self._query("SELECT * FROM endings")]
+
+    @cached_property
+    def sandhi(self) -> list[SandhiRule]:
+        return [SandhiRule(*r) for r in self._query("SELECT * FROM sandhi")] + list(EXTRA_SANDHI)
+
+    def bases_of(self, word: str) -> list[tuple[str, int, str]]:
+        """WikiPali's analyses of a word: (base, occurrences, type), most frequent first."""
+        return self._query(
+            "SELECT base, SUM(count), type FROM analysis WHERE word=? GROUP BY base ORDER BY SUM(count) DESC", (word,)
+        )
+
+    def forms_of(self, base: str) -> list[tuple[str, int]]:
+        """Words WikiPali analysed as forms of ``base``: (word, occurrences)."""
+        return self._query(
+            "SELECT word, SUM(count) FROM analysis WHERE base=? GROUP BY word ORDER BY SUM(count) DESC", (base,)
+        )
+
+    def is_lemma(self, word: str) -> bool:
+        return bool(
+            self._query("SELECT 1 FROM analysis WHERE base=? LIMIT 1", (word,))
+            or self._query("SELECT 1 FROM dict WHERE word=? LIMIT 1", (word,))
+        )
+
+    def entries(self, word: str, *, folded: bool = False) -> list[DictEntry]:
+        column = "fold" if folded else "word"
+        rows = self._query(
+            f"SELECT word, dictionary, language, pos, grammar, parent, meanings, note, factors "
+            f"FROM dict WHERE {column}=?",
+            (fold(word) if folded else word,),
+        )
+        return [
+            DictEntry(w, d, lang, pos, g, parent, orjson.loads(m), note, fac)
+            for w, d, lang, pos, g, parent, m, note, fac in rows
+        ]
+
+    @cached_property
+    def _chinese_meanings(self) -> list[tuple[str, str]]:
+        rows = self._query("SELECT word, meanings FROM dict WHERE language LIKE 'zh%'")
+        return [(word, m) for word, meanings in rows for m in orjson.loads(meanings)]
+
+    def headwords_by_meaning(self, text: str, limit: int = 10) -> list[tuple[str, str]]:
+        """Pali headwords whose Chinese meaning contains ``text``: (word, that meaning), closest first."""
+        ranked: dict[str, tuple[tuple, str]] = {}
+        for word, m in self._chinese_meanings:
+            if text in m:
+                key = (m.strip() != text, len(m), m.index(text))
+                if word not in ranked or key < ranked[word][0]:
+                    ranked[word] = (key, m)
+        best = sorted(ranked.items(), key=lambda kv: kv[1][0])
+        return [(word, meaning) for word, (_, meaning) in best[:limit]]
+
+    def close(self) -> None:
+        self._db.close()
