@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
-from gantha.ingest import ingest_cst
+from gantha.ingest import ingest_cst, ingest_lexicon, ingest_myanmar, ingest_suttacentral
 from gantha.store.embedded import EmbeddedStore
+from gantha.store.lexicon import Lexicon
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("GANTHA_TEST_DATA", ROOT.parent / "shared" / "data"))
@@ -40,13 +42,35 @@ def small_cst(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return link_books(tmp_path_factory.mktemp("cst"))
 
 
+_lexicon_built: list[Path] = []
+
+
+def add_sources(index: Path) -> None:
+    """Load the lexicon and the translation channels of the shared data into an index holding CST books."""
+    if _lexicon_built:  # the lexicon does not depend on the books: load it once per session
+        shutil.copy(_lexicon_built[0] / "lexicon.sqlite", index / "lexicon.sqlite")
+    else:
+        lexicon = Lexicon(index)
+        for source, folder in (("wordstats", "wikipali/word_statistics"), ("grammar", "wikipali/grammar"),
+                               ("dict", "wikipali/dict")):
+            assert ingest_lexicon(lexicon, source, DATA / folder).ok
+        lexicon.close()
+        _lexicon_built.append(index)
+    store = EmbeddedStore(index)
+    ingest_myanmar(store, DATA / "myanmar")
+    ingest_suttacentral(store, DATA / "suttacentral")
+    store.close()
+
+
 @pytest.fixture(scope="session")
 def small_index(tmp_path_factory: pytest.TempPathFactory, small_cst: Path) -> Path:
+    """Four real CST books, with the lexicon and the Burmese and SuttaCentral channels."""
     path = tmp_path_factory.mktemp("index")
     store = EmbeddedStore(path)
     summary = ingest_cst(store, small_cst)
     store.close()
     assert summary.ok, summary.skipped
+    add_sources(path)
     return path
 
 
@@ -62,6 +86,7 @@ def full_ingest(tmp_path_factory: pytest.TempPathFactory):
     store = EmbeddedStore(path)
     summary = ingest_cst(store, CST)
     store.close()
+    add_sources(path)
     return path, summary
 
 

@@ -234,10 +234,20 @@ class Research:
                 cand.grammar.append(label)
         return sorted(found.values(), key=lambda c: -c.score)
 
+    def _resolve(self, word: str) -> str:
+        """Canonical form of typed input; diacritic-free input becomes its most frequent written form."""
+        word, _ = normalize_query_text(word)
+        word = word.strip()
+        if word == fold(word) and not self.lexicon.is_lemma(word) and not self.lexicon.bases_of(word):
+            written = self.store.forms_by_fold(word)
+            if written:
+                return written[0][0]
+        return word
+
     def forms(self, word: str) -> FormsResult:
         """The candidate lemmas of ``word`` and every form of the best one attested in the index."""
         query = word
-        word, _ = normalize_query_text(word)
+        word = self._resolve(word)
         candidates = self.lemmas(word)
         lemma = candidates[0].lemma if candidates else word
         proposals: dict[str, FormInfo] = {}
@@ -285,8 +295,7 @@ class Research:
     def word(self, word: str) -> WordResult:
         """Dictionary meanings of a word and, when it is an inflected form, its morphology."""
         query = word
-        word, _ = normalize_query_text(word)
-        word = word.strip()
+        word = self._resolve(word)
         entries = self.lexicon.entries(word) or (self.lexicon.entries(word, folded=True) if word == fold(word) else [])
         candidates = self.lemmas(word)
         morphology: list[Morphology] = []

@@ -6,14 +6,17 @@ use when, and that a lemma must be expanded to its forms before searching the Pa
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 from gantha.model import SearchMode, SearchRequest
 from gantha.research import Research
-from gantha.store.embedded import EmbeddedStore
+from gantha.store.embedded import EmbeddedStore, StoreError
 from gantha.store.lexicon import Lexicon
 
 INSTRUCTIONS = """Search and read the Pali canon (Chaṭṭha Saṅgāyana Tipiṭaka) and its translations.
@@ -32,14 +35,26 @@ def _dump(model: Any) -> dict[str, Any]:
 def build_server(index: Path) -> MCPServer:
     """An MCP server over the index at ``index``."""
     research = Research(EmbeddedStore(index, create=False), Lexicon(index))
-    server = MCPServer("gantha", instructions=INSTRUCTIONS)
+    server = MCPServer("gantha", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    def tool(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+        """Register a tool whose user errors reach the model as a readable message."""
+
+        @wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> dict[str, Any]:
+            try:
+                return fn(*args, **kwargs)
+            except (ValueError, StoreError) as exc:  # bad coordinate, page ref, mode, unknown book …
+                raise ToolError(str(exc)) from exc
+
+        return server.tool()(wrapper)
 
     def _search(**kwargs: Any) -> dict[str, Any]:
         lemma = kwargs.pop("lemma", None)
         res = research.search(SearchRequest(**{k: v for k, v in kwargs.items() if v is not None}), lemma=lemma)
         return _dump(res)
 
-    @server.tool()
+    @tool
     def search(
         query: str = "",
         mode: str = "fuzzy",
@@ -77,24 +92,24 @@ def build_server(index: Path) -> MCPServer:
             offset=offset,
         )
 
-    @server.tool()
+    @tool
     def forms(word: str) -> dict[str, Any]:
         """Expand a Pali word to its lemma and every form attested in the canon, with paragraph and
         bold counts and which source proposed each form. Use before an exact search."""
         return _dump(research.forms(word))
 
-    @server.tool()
+    @tool
     def word(word: str) -> dict[str, Any]:
         """Dictionary meanings (English, Chinese, Sinhala) and morphology (lemma, case, number) of a Pali word."""
         return _dump(research.word(word))
 
-    @server.tool()
+    @tool
     def dist(forms: list[str] | None = None, lemma: str | None = None, bold: bool = False) -> dict[str, Any]:
         """How the paragraphs containing any of these forms spread over books: title, category
         (root text / commentary / subcommentary), tags, counts. Give forms or a lemma."""
         return _dump(research.dist(forms or [], lemma=lemma, bold_only=bold))
 
-    @server.tool()
+    @tool
     def get(coordinates: list[str], channels: list[str] | None = None, tokens: bool = False) -> dict[str, Any]:
         """Fetch paragraphs by coordinate, with heading path, page refs of every edition and
         ready citations. channels: pali (default), my (Burmese), en (English), pli-ms. A channel
@@ -102,36 +117,36 @@ def build_server(index: Path) -> MCPServer:
         tokens=true adds each word's lemma and grammar."""
         return _dump(research.get(coordinates, channels or ["pali"], tokens))
 
-    @server.tool()
+    @tool
     def chapter(coordinate: str, confirm: bool = False) -> dict[str, Any]:
         """The chapter containing a coordinate. Without confirm only its size (paragraphs, tokens):
         check the size before asking for the text with confirm=true."""
         return _dump(research.chapter(coordinate, confirm))
 
-    @server.tool()
+    @tool
     def versions(coordinate: str) -> dict[str, Any]:
         """Which channels (original, translations) have text at a coordinate and which are missing,
         with language, translator and provenance."""
         return _dump(research.versions(coordinate))
 
-    @server.tool()
+    @tool
     def suggest(q: str, type: str = "term", limit: int = 10) -> dict[str, Any]:
         """Complete a partial word (ASCII → Pali with diacritics, by frequency), a Chinese term
         (→ Pali headwords) or a page reference (type page_ref)."""
         return _dump(research.suggest(q, type, limit))
 
     # the function-calling set of the original design
-    @server.tool()
+    @tool
     def search_by_query(query: str, page: int = 1, page_size: int = 10) -> dict[str, Any]:
         """Plain keyword search over the Pali (diacritic-insensitive). For descriptive questions."""
         return _search(q=query, limit=page_size, offset=(page - 1) * page_size)
 
-    @server.tool()
+    @tool
     def search_by_page_ref(page_ref: str) -> dict[str, Any]:
         """The paragraphs on a page of a print edition: "PTS Vin II 31", "P2.31", "M0.82", "V0.77"."""
         return _search(page_ref=page_ref, limit=20)
 
-    @server.tool()
+    @tool
     def get_term_definition(term: str) -> dict[str, Any]:
         """Define a Pali or Buddhist term: dictionary meanings plus the passages where the term
         stands in bold (the commentaries' own definitions)."""
@@ -144,7 +159,7 @@ def build_server(index: Path) -> MCPServer:
         )
         return {"definition": definition, "bold_passages": bold.get("hits", [])}
 
-    @server.tool()
+    @tool
     def search_pali(term: str, bold: bool = False, limit: int = 10) -> dict[str, Any]:
         """Search a Pali word in all its inflections: the lemma is expanded to every attested form first."""
         return _search(lemma=term, bold_only=bold, limit=limit)

@@ -65,6 +65,8 @@ class Searcher:
         for name, values in (("language", req.languages), ("channel", req.channels), ("corpus", req.corpora)):
             if vals := _norm_filter(values):
                 filters[name] = vals
+        if "language" not in filters and "channel" not in filters:
+            filters["channel"] = ["pali"]  # the original text, unless a language or channel is asked for
         if req.granularity:
             filters["granularity"] = [req.granularity]
         return filters
