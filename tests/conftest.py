@@ -51,8 +51,11 @@ def add_sources(index: Path) -> None:
         shutil.copy(_lexicon_built[0] / "lexicon.sqlite", index / "lexicon.sqlite")
     else:
         lexicon = Lexicon(index)
-        for source, folder in (("wordstats", "wikipali/word_statistics"), ("grammar", "wikipali/grammar"),
-                               ("dict", "wikipali/dict")):
+        for source, folder in (
+            ("wordstats", "wikipali/word_statistics"),
+            ("grammar", "wikipali/grammar"),
+            ("dict", "wikipali/dict"),
+        ):
             assert ingest_lexicon(lexicon, source, DATA / folder).ok
         lexicon.close()
         _lexicon_built.append(index)

@@ -75,3 +75,23 @@ def test_errors_are_one_line_with_exit_2(small_index, args, message):
 def test_search_without_index_says_so(tmp_path):
     r = gantha("search", "x", "--index", str(tmp_path / "none"))
     assert r.returncode == 2 and "no index at" in r.stderr
+
+
+def test_research_verbs_on_the_command_line(small_index):
+    r = runner.invoke(app, ["forms", "parivāsa", "--index", str(small_index)])
+    assert r.exit_code == 0 and "parivāsaṃ" in r.stdout and "attested forms" in r.stdout
+    r = runner.invoke(app, ["word", "parivāsaṃ", "--index", str(small_index)])
+    assert r.exit_code == 0 and "m. sg. acc." in r.stdout
+    r = runner.invoke(app, ["get", "cst/vin02m3.mul/75", "--channel", "pali,en", "--index", str(small_index)])
+    assert r.exit_code == 0 and "PTS Vin II 31" in r.stdout and "At one time the Buddha" in r.stdout
+    r = runner.invoke(app, ["versions", "cst/vin02m3.mul/75", "--index", str(small_index)])
+    assert r.exit_code == 0 and "available" in r.stdout
+    r = runner.invoke(app, ["search", "--similar", "pārivāsikā bhikkhū", "--index", str(small_index), "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["hits"][0]["granularity"] == "sentence"
+    r = runner.invoke(app, ["suggest", "pariv", "--index", str(small_index)])
+    assert r.exit_code == 0 and "ā" in r.stdout
+
+
+def test_chapter_of_unknown_coordinate_fails_with_one_line(small_index):
+    r = gantha("chapter", "cst/vin02m3.mul/99999", "--index", str(small_index))
+    assert r.returncode == 2 and r.stderr.strip() == "error: no such coordinate: cst/vin02m3.mul/99999"

@@ -10,9 +10,9 @@ import pytest
 from gantha.model import SearchRequest
 from gantha.research import Research
 from gantha.search.service import SearchError
+from gantha.store.base import Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
-from gantha.store.base import Clause, StoreQuery
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def test_forms_of_parivasa(research):
         bold = research.store.search(StoreQuery(must=[Clause("bold_exact", [f.form])], limit=1, aggregate=()))
         assert f.bold_paragraphs == bold.total
     assert res.total_paragraphs >= max(f.paragraphs for f in res.forms)
-    assert all(f.paragraphs == 0 for f in []) and "parivāsaṃ" not in res.unattested
+    assert "parivāsaṃ" not in res.unattested
 
 
 def test_forms_from_an_inflected_form_and_diacritic_free_input(research):
@@ -97,8 +97,9 @@ def test_dist(research):
 
 
 def test_get_with_channels_citations_and_tokens(research):
-    res = research.get(["cst/vin02m3.mul/75", "cst/vin02m3.mul/99999", "nonsense"],
-                       channels=["pali", "my", "en", "zz"], tokens=True)
+    res = research.get(
+        ["cst/vin02m3.mul/75", "cst/vin02m3.mul/99999", "nonsense"], channels=["pali", "my", "en", "zz"], tokens=True
+    )
     items = {(i.coordinate, i.channel): i for i in res.items}
     pali = items[("cst/vin02m3.mul/75", "pali")]
     assert pali.status == "ok" and pali.text.startswith("Tena samayena")
@@ -169,3 +170,26 @@ def test_suggest(research):
     assert chinese[0].text == "yakkha"
     page = research.suggest("PTS Vin II 31", type="page_ref").suggestions
     assert page[0].text == "P2.0031"
+
+
+def test_similar_sentences_whatever_the_inflection(research):
+    res = research.similar("pārivāsikassa bhikkhuno", limit=20)
+    assert res.total > 0 and res.hits[0].similarity == 1.0
+    assert res.query_info.similar["lemmas"][:1] == ["pārivāsika"]
+    sims = [h.similarity for h in res.hits]
+    assert sims == sorted(sims, reverse=True) and all(0 < s <= 1 for s in sims)
+    forms_seen = {re.search(r"<mark>(\w+)</mark>", h.snippet).group(1).lower() for h in res.hits}
+    assert len(forms_seen) > 1  # other inflections than the one typed
+    for hit in res.hits[:5]:  # a sentence coordinate resolves to the same sentence
+        item = research.get([hit.coordinate]).items[0]
+        assert item.status == "ok" and item.text == plain(hit.snippet)
+
+
+def test_sentence_granularity(research):
+    res = research.search(SearchRequest(q="pārivāsikā", granularity="sentence", limit=50))
+    assert res.total > 0 and all(h.granularity == "sentence" and ".s" in h.coordinate for h in res.hits)
+    for hit in res.hits[:10]:
+        item = research.get([hit.coordinate]).items[0]
+        assert item.text == plain(hit.snippet) and "<mark>" in hit.snippet
+    bad = research.get(["cst/vin02m3.mul/75.s999"]).items[0]
+    assert bad.status == "not_found" and "no sentence 999" in bad.message

@@ -171,6 +171,7 @@ class Hit(BaseModel):
     snippet: str
     score: float
     bold_match: bool = False
+    similarity: float | None = None  # 0–1, for similar-sentence search
 
 
 class Bucket(BaseModel):
@@ -197,6 +198,8 @@ class QueryInfo(BaseModel):
     bold_only: bool = False
     forms: list[str] = Field(default_factory=list)
     lemma: dict[str, Any] | None = None  # {"lemma", "forms", "sources"} when a lemma was expanded
+    notes: list[str] = Field(default_factory=list)
+    similar: dict[str, Any] | None = None  # {"lemmas", "forms", "paragraphs_examined"} for similar sentences
 
 
 class SearchResponse(BaseModel):

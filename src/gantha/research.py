@@ -6,13 +6,16 @@ model. Every text returned carries a coordinate that ``get`` resolves to the sam
 
 from __future__ import annotations
 
+import html
 import re
+import time
 from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from gantha.model import Coordinate, CoordinateError, Passage, SearchRequest, SearchResponse
+from gantha.model import Coordinate, CoordinateError, Hit, Passage, SearchRequest, SearchResponse
+from gantha.search.highlight import snippet
 from gantha.search.service import Searcher, SearchError
 from gantha.store.base import Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
@@ -20,9 +23,13 @@ from gantha.store.lexicon import Lexicon
 from gantha.text.inflect import analyse, expand, grammar_label, grammar_short
 from gantha.text.pali import WORD_RE, canon, fold, normalize_query_text
 from gantha.text.refs import citation_pages, cite_page, parse_page_ref
+from gantha.text.sentences import SENTENCE_SUFFIX, sentence_coordinate, similarity
+from gantha.text.sentences import split as split_sentences
 
 MAX_COORDINATES = 100
 MAX_CHAPTER_PARAGRAPHS = 5000
+SIMILAR_CANDIDATES = 300  # paragraphs examined for similar sentences
+SENTENCE_PARAGRAPHS = 1000  # paragraphs split for a sentence-granularity search
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -189,6 +196,17 @@ def chapter_name(title: str) -> str:
     return name[:-1] if name.endswith("ṃ") else name
 
 
+def _mark_tokens(text: str, marked: set[int]) -> str:
+    """HTML-escaped text with the words at these token positions in <mark>."""
+    out, pos = [], 0
+    for i, m in enumerate(WORD_RE.finditer(text)):
+        if i in marked:
+            out += [html.escape(text[pos : m.start()]), f"<mark>{html.escape(m.group())}</mark>"]
+            pos = m.end()
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
+
+
 def _anchor(para: str) -> str | None:
     """``75.3`` → ``75``: the numbered paragraph an unnumbered one follows (None for a numbered one)."""
     head, sep, _ = para.rpartition(".")
@@ -352,7 +370,7 @@ class Research:
             if not expansion.forms:
                 raise SearchError("unattested_lemma", expansion.message or f"no attested forms of {lemma!r}")
             req = req.model_copy(update={"forms": [*req.forms, *(f.form for f in expansion.forms)]})
-        res = self.searcher.search(req)
+        res = self._sentence_search(req) if req.granularity == "sentence" else self.searcher.search(req)
         if expansion:
             res.query_info.lemma = {
                 "lemma": expansion.lemma,
@@ -374,6 +392,52 @@ class Research:
                     res.suggestions = [f.form for f in attested.forms[:20]]
                     break
         return res
+
+    def _sentence_search(self, req: SearchRequest) -> SearchResponse:
+        """Sentence hits: the matching sentences of the best matching paragraphs, in their order."""
+        started = time.perf_counter()
+        sq, info, analysed = self.searcher.plan(req.model_copy(update={"granularity": None}))
+        sq.limit, sq.offset, sq.aggregate = SENTENCE_PARAGRAPHS, 0, ()
+        result = self.store.search(sq)
+        analyse_word = fold if info.field == "fold" else canon
+        terms = set(analysed.terms) | set(info.forms)
+        found: list[tuple[Passage, int, str]] = []
+        for h in result.hits:
+            for k, sentence in enumerate(split_sentences(h.passage.text), start=1):
+                marked, count = snippet(
+                    sentence, analyse_word, terms, analysed.phrases, analysed.prefixes, width=10_000
+                )
+                if count:
+                    found.append((h.passage, k, marked))
+        if result.total > SENTENCE_PARAGRAPHS:
+            info.notes.append(f"sentences of the {SENTENCE_PARAGRAPHS} best of {result.total} matching paragraphs")
+        hits = [
+            Hit(
+                rank=rank,
+                coordinate=f"{p.corpus}/{p.book}/{sentence_coordinate(p.para, k)}",
+                corpus=p.corpus,
+                book=p.book,
+                book_title=p.book_title,
+                paragraph=sentence_coordinate(p.para, k),
+                channel=p.channel,
+                language=p.language,
+                granularity="sentence",
+                category=p.category,
+                tags=p.tags,
+                path=p.path,
+                page_refs=p.page_refs,
+                snippet=marked,
+                score=1.0,
+            )
+            for rank, (p, k, marked) in enumerate(found[req.offset : req.offset + req.limit], start=req.offset + 1)
+        ]
+        return SearchResponse(
+            total=len(found),
+            took_ms=round((time.perf_counter() - started) * 1000, 2),
+            hits=hits,
+            query_info=info,
+            outcome="hits" if found else "no_hits",
+        )
 
     def dist(self, forms: list[str], lemma: str | None = None, **filters: Any) -> DistResult:
         """Hits per book (with title, category and tags) for any of the forms, most first."""
@@ -400,6 +464,83 @@ class Research:
             books=rows,
             by_category={b.key: b.count for b in res.aggregations.get("category", [])},
             query_info=res.query_info.model_dump(),
+        )
+
+    def _lemma_of(self, surface: str) -> str:
+        return self._analyse(surface).lemma or canon(surface)
+
+    def similar(self, text: str, limit: int = 10, offset: int = 0, **filters: Any) -> SearchResponse:
+        """Sentences whose lemma sequence matches the query's, whatever the inflection or sandhi.
+
+        Candidate paragraphs hold a form of every query lemma; their sentences are scored by
+        ``gantha.text.sentences.similarity`` (1.0: the lemmas in the same order, side by side).
+        """
+        started = time.perf_counter()
+        normalized, steps = normalize_query_text(text)
+        words = WORD_RE.findall(normalized)
+        if not words:
+            raise SearchError("empty_query", "give a sentence to compare with")
+        lemmas = [self._lemma_of(w) for w in words]
+        forms: dict[str, list[str]] = {}
+        for lemma, w in zip(lemmas, words, strict=True):
+            if lemma not in forms:
+                attested = (
+                    [f.form for f in self.forms(lemma).forms]
+                    if lemma != canon(w) or self.lexicon.is_lemma(lemma)
+                    else []
+                )
+                forms[lemma] = sorted({*attested, canon(w)})
+        req = SearchRequest(limit=1, **filters)
+        sq, info, _ = self.searcher.plan(req.model_copy(update={"forms": [canon(w) for w in words]}))
+        sq.must = [c for c in sq.must if c.field != "exact"] + [Clause("exact", f) for f in forms.values()]
+        sq.rank_first, sq.limit, sq.offset, sq.aggregate = [], SIMILAR_CANDIDATES, 0, ()
+        result = self.store.search(sq)
+        scored: list[tuple[float, Passage, int, str, list[int]]] = []
+        for h in result.hits:
+            for k, sentence in enumerate(split_sentences(h.passage.text), start=1):
+                tokens = WORD_RE.findall(sentence)
+                s_lemmas = [self._lemma_of(t) for t in tokens]
+                score = similarity(lemmas, s_lemmas)
+                if score > 0:
+                    marked = [i for i, lem in enumerate(s_lemmas) if lem in forms]
+                    scored.append((score, h.passage, k, sentence, marked))
+        scored.sort(key=lambda t: (-t[0], t[1].book, t[1].seq, t[2]))
+        hits = []
+        for rank, (score, p, k, sentence, marked) in enumerate(scored[offset : offset + limit], start=offset + 1):
+            hits.append(
+                Hit(
+                    rank=rank,
+                    coordinate=f"{p.corpus}/{p.book}/{sentence_coordinate(p.para, k)}",
+                    corpus=p.corpus,
+                    book=p.book,
+                    book_title=p.book_title,
+                    paragraph=sentence_coordinate(p.para, k),
+                    channel=p.channel,
+                    language=p.language,
+                    granularity="sentence",
+                    category=p.category,
+                    tags=p.tags,
+                    path=p.path,
+                    page_refs=p.page_refs,
+                    snippet=_mark_tokens(sentence, set(marked)),
+                    score=score,
+                    similarity=score,
+                )
+            )
+        info.steps = steps
+        info.forms = sorted({f for fs in forms.values() for f in fs})
+        info.similar = {
+            "lemmas": lemmas,
+            "forms": forms,
+            "paragraphs_examined": len(result.hits),
+            "paragraphs_matching": result.total,
+        }
+        return SearchResponse(
+            total=len(scored),
+            took_ms=round((time.perf_counter() - started) * 1000, 2),
+            hits=hits,
+            query_info=info,
+            outcome="hits" if scored else "no_hits",
         )
 
     # get / chapter / versions --------------------------------------------------------------------
@@ -447,6 +588,9 @@ class Research:
                 parsed.append("")
                 items.append(GetItem(coordinate=c, channel=channels[0], status="not_found", message=str(exc)))
         valid = [c for c in parsed if c]
+        sentences = {c: m for c in valid if (m := SENTENCE_SUFFIX.match(c.rsplit("/", 1)[1]))}
+        paragraph_of = {c: (c.rsplit("/", 1)[0] + "/" + m.group("para")) for c, m in sentences.items()}
+        valid = [paragraph_of.get(c, c) for c in valid]
         pali = self.store.get(valid)
         by_channel = {ch: (pali if ch == "pali" else self.store.get(valid, ch)) for ch in channels}
         for c in valid:
@@ -493,6 +637,19 @@ class Research:
                     if tokens:
                         item.tokens = [self._analyse(m.group()) for m in WORD_RE.finditer(p.text)]
                 items.append(item)
+        for c, m in sentences.items():  # sentence coordinates: cut the sentence out of its paragraph
+            for item in items:
+                if item.coordinate == paragraph_of[c] and item.status == "ok":
+                    parts = split_sentences(item.text or "")
+                    k = int(m.group("k"))
+                    item.coordinate = c
+                    if 1 <= k <= len(parts):
+                        item.text = item.display = parts[k - 1]
+                        item.tokens = item.tokens and [self._analyse(w) for w in WORD_RE.findall(item.text)]
+                    else:
+                        item.status, item.text, item.display = "not_found", None, None
+                        item.message = f"no sentence {k} in {paragraph_of[c]} ({len(parts)} sentences)"
+                    break
         return GetResult(items=items)
 
     def _pali(self, coordinate: str) -> Passage:

@@ -202,7 +202,7 @@ def create_app(index: Path) -> FastAPI:
         q: Annotated[str, Query(description='words, "a phrase", -excluded, prefix*; any script or ASCII scheme')] = "",
         search_mode: SearchMode = SearchMode.FUZZY,
         resource_type: Annotated[str | None, Query(description="corpus: cst (alias pali, tipitaka)")] = None,
-        granularity: Annotated[str | None, Query(description="paragraph")] = None,
+        granularity: Annotated[str | None, Query(pattern="^(paragraph|sentence)$")] = None,
         language: Annotated[str | None, Query(description="comma-separated languages, e.g. pali")] = None,
         category: Annotated[str | None, Query(description="comma-separated: mula, atthakatha, tika, anya")] = None,
         tags: Annotated[str | None, Query(description="comma-separated tags, e.g. vinaya,sutta,digha")] = None,
@@ -214,6 +214,9 @@ def create_app(index: Path) -> FastAPI:
         forms: Annotated[str | None, Query(description="comma-separated exact forms; any matches")] = None,
         lemma: Annotated[str | None, Query(description="expand this lemma to its attested forms first")] = None,
         bold: Annotated[bool, Query(description="only where a searched word stands in bold")] = False,
+        similar: Annotated[
+            str | None, Query(max_length=500, description="sentences like this one, whatever the inflection")
+        ] = None,
     ) -> SearchEnvelope:
         corpora = []
         if resource_type:
@@ -239,7 +242,17 @@ def create_app(index: Path) -> FastAPI:
             forms=_split(forms),
             bold_only=bold,
         )
-        res = research().search(req, lemma=lemma)
+        if similar:
+            res = research().similar(
+                similar,
+                limit=page_size,
+                offset=(page - 1) * page_size,
+                books=req.books,
+                categories=req.categories,
+                tags=req.tags,
+            )
+        else:
+            res = research().search(req, lemma=lemma)
         data = SearchData(
             total=res.total,
             page=page,

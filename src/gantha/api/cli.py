@@ -217,6 +217,8 @@ def search(
     forms: Annotated[str | None, typer.Option(help="exact forms, comma-separated: any of them matches")] = None,
     lemma: Annotated[str | None, typer.Option(help="expand this lemma to its attested forms first")] = None,
     bold: Annotated[bool, typer.Option("--bold", help="only where a searched word stands in bold")] = False,
+    similar: Annotated[str | None, typer.Option(help="sentences like this one, whatever the inflection")] = None,
+    granularity: Annotated[str | None, typer.Option(help="paragraph (default) or sentence")] = None,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -233,8 +235,14 @@ def search(
         scheme=scheme,
         forms=_split(forms),
         bold_only=bold,
+        granularity=granularity,
     )
-    res = _research(index).search(req, lemma=lemma)
+    if similar:
+        res = _research(index).similar(
+            similar, limit=limit, offset=offset, books=req.books, categories=req.categories, tags=req.tags
+        )
+    else:
+        res = _research(index).search(req, lemma=lemma)
     if as_json:
         _print_json(res.model_dump())
         return
@@ -262,7 +270,7 @@ def search(
     table.add_column("snippet")
     for h in res.hits:
         where = f"{h.book_title} › {h.path[-1]}" if h.path else h.book_title
-        mark = " [bold]★[/bold]" if h.bold_match else ""
+        mark = " [bold]★[/bold]" if h.bold_match else (f" {h.similarity:.2f}" if h.similarity is not None else "")
         table.add_row(str(h.rank), h.coordinate + mark, escape(where), _rich_snippet(h.snippet))
     out.print(table)
     cats = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("category", []))
@@ -345,7 +353,7 @@ def get(
     if as_json:
         return _print_json(res.model_dump())
     for it in res.items:
-        out.print(f"[bold]{it.coordinate}[/bold] [{it.channel}] {it.status}", highlight=False)
+        out.print(f"[bold]{it.coordinate}[/bold] {escape(f'[{it.channel}]')} {it.status}", highlight=False)
         if it.status != "ok":
             out.print(f"  {escape(it.message or '')}", highlight=False)
             continue

@@ -93,6 +93,12 @@ def build_server(index: Path) -> MCPServer:
         )
 
     @tool
+    def similar_sentences(sentence: str, limit: int = 10) -> dict[str, Any]:
+        """Sentences whose sequence of lemmas matches this one regardless of inflection and sandhi,
+        each with a 0–1 similarity (1.0: the same lemmas in the same order). For finding parallels."""
+        return _dump(research.similar(sentence, limit=limit))
+
+    @tool
     def forms(word: str) -> dict[str, Any]:
         """Expand a Pali word to its lemma and every form attested in the canon, with paragraph and
         bold counts and which source proposed each form. Use before an exact search."""

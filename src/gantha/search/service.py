@@ -67,8 +67,10 @@ class Searcher:
                 filters[name] = vals
         if "language" not in filters and "channel" not in filters:
             filters["channel"] = ["pali"]  # the original text, unless a language or channel is asked for
-        if req.granularity:
-            filters["granularity"] = [req.granularity]
+        if req.granularity not in (None, "paragraph", "sentence"):
+            raise SearchError("invalid_parameter", f"unknown granularity {req.granularity!r}; paragraph or sentence")
+        if req.granularity == "paragraph":
+            filters["granularity"] = ["paragraph"]
         return filters
 
     def plan(self, req: SearchRequest) -> tuple[StoreQuery, QueryInfo, ParsedQuery]:
