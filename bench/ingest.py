@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from common import CST, INDEX, dir_size
-from gantha.ingest import ingest_cst
+from gantha.ingest import ingest_cst, ingest_lexicon, ingest_myanmar, ingest_suttacentral
 from gantha.store.embedded import EmbeddedStore
+from gantha.store.lexicon import Lexicon
 
 
 def main() -> None:
@@ -19,6 +20,18 @@ def main() -> None:
     store = EmbeddedStore(INDEX)
     summary = ingest_cst(store, cst)
     store.close()
+    peak_cst = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    extra = {}  # the lexicon and translations beside the corpus, timed apart
+    data = cst.parent
+    for source, folder in (("wordstats", "wikipali/word_statistics"), ("grammar", "wikipali/grammar"),
+                           ("dict", "wikipali/dict")):
+        if (data / folder).exists():
+            extra[source] = ingest_lexicon(Lexicon(INDEX), source, data / folder, force=True).seconds
+    store = EmbeddedStore(INDEX)
+    for source, run in (("myanmar", ingest_myanmar), ("suttacentral", ingest_suttacentral)):
+        if (data / source).exists():
+            extra[source] = run(store, data / source, force=True).seconds
+    store.close()
     report = {
         "books": summary.books,
         "paragraphs": summary.passages,
@@ -26,7 +39,8 @@ def main() -> None:
         "bold_terms": summary.bold_terms,
         "skipped": len(summary.skipped),
         "wall_s": summary.seconds,
-        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mib": round(peak_cst, 1),
+        "peak_rss_mib_with_other_sources": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "index_mib": round(dir_size(INDEX) / 2**20, 1),
         "index": str(INDEX),
     }
