@@ -42,6 +42,7 @@ def main() -> None:
         "peak_rss_mib": round(peak_cst, 1),
         "peak_rss_mib_with_other_sources": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "index_mib": round(dir_size(INDEX) / 2**20, 1),
+        "other_sources_s": extra,
         "index": str(INDEX),
     }
     print(json.dumps(report, indent=2))

@@ -10,7 +10,6 @@ import pytest
 from gantha.model import SearchRequest
 from gantha.research import Research
 from gantha.search.service import SearchError
-from gantha.store.base import Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
 
@@ -32,9 +31,9 @@ def test_forms_of_parivasa(research):
         assert form in by_form and by_form[form].paragraphs > 0
         assert "wikipali-analysis" in by_form[form].sources
     for f in res.forms:  # counts agree with an independent exact search
-        exact = research.store.search(StoreQuery(must=[Clause("exact", [f.form])], limit=1, aggregate=()))
+        exact = research.search(SearchRequest(q=f.form, mode="exact", limit=1))
         assert f.paragraphs == exact.total
-        bold = research.store.search(StoreQuery(must=[Clause("bold_exact", [f.form])], limit=1, aggregate=()))
+        bold = research.search(SearchRequest(q=f.form, mode="exact", bold_only=True, limit=1))
         assert f.bold_paragraphs == bold.total
     assert res.total_paragraphs >= max(f.paragraphs for f in res.forms)
     assert "parivāsaṃ" not in res.unattested

@@ -222,8 +222,13 @@ def ingest_suttacentral(
             entry[2].append(text.text_id)
         if progress:
             progress(text.text_id, len(passages), len(texts))
-    for (book, _), (channel, passages, text_ids) in grouped.items():
-        _store_channel(store, summary, book, channel, passages, ",".join(text_ids), str(path), ",".join(text_ids))
+    signature = _tree_signature(path)
+    for (book, name), (channel, passages, text_ids) in grouped.items():
+        recorded = store.books("cst", channel=name).get(f"cst/{book}")
+        if not force and recorded and recorded.signature == signature:
+            summary.unchanged += 1
+            continue
+        _store_channel(store, summary, book, channel, passages, signature, str(path), ",".join(text_ids))
     store.finish()
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary

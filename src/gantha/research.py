@@ -262,6 +262,11 @@ class Research:
                 return written[0][0]
         return word
 
+    def _count(self, field: str, forms: list[str]) -> int:
+        """Paragraphs of the Pali original holding any of these forms in a field (exact, bold_exact)."""
+        query = StoreQuery(must=[Clause(field, forms)], filters={"channel": ["pali"]}, limit=1, aggregate=())
+        return self.store.search(query).total
+
     def forms(self, word: str) -> FormsResult:
         """The candidate lemmas of ``word`` and every form of the best one attested in the index."""
         query = word
@@ -280,15 +285,12 @@ class Research:
                 info.grammar.append(label)
         attested, unattested = [], []
         for info in proposals.values():
-            info.paragraphs = self.store.doc_freq("exact", info.form)
-            info.bold_paragraphs = self.store.doc_freq("bold_exact", info.form)
+            info.paragraphs = self._count("exact", [info.form])
+            info.bold_paragraphs = self._count("bold_exact", [info.form]) if info.paragraphs else 0
             (attested if info.paragraphs else unattested).append(info)
         attested.sort(key=lambda f: (-f.paragraphs, f.form))
-        total = 0
-        if attested:
-            total = self.store.search(
-                StoreQuery(must=[Clause("exact", [f.form for f in attested])], limit=1, aggregate=())
-            ).total
+        total = self._count("exact", [f.form for f in attested]) if attested else 0
+
         message = (
             None
             if attested

@@ -84,6 +84,7 @@ class EmbeddedStore:
             raise StoreError(f"cannot open index at {self.path}: {exc}") from exc
         self._index.register_tokenizer("gantha_words", _words_analyzer())
         self._writer: tantivy.IndexWriter | None = None
+        self._changed = False  # documents added or deleted since the vocabulary was tabulated
         self._books_cache: dict[str, BookRecord] | None = None
 
     # --- bookkeeping ---------------------------------------------------------------------------
@@ -153,6 +154,7 @@ class EmbeddedStore:
 
     def add(self, passages: Iterable[Passage]) -> int:
         writer = self.writer
+        self._changed = True
         n = 0
         for p in passages:
             doc = tantivy.Document(
@@ -186,6 +188,7 @@ class EmbeddedStore:
             [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, f, v)) for f, v in terms]
         )
         self.writer.delete_documents_by_query(q)
+        self._changed = True
         with self._db_lock, self._db:
             self._db.execute("DELETE FROM books WHERE key=?", (f"{corpus}/{book}@{channel}",))
         self._books_cache = None
@@ -225,7 +228,13 @@ class EmbeddedStore:
             self._writer.wait_merging_threads()
             self._writer = None
             self._index.reload()
-        self.rebuild_vocabulary()
+        if self._changed or not self._has_vocabulary():
+            self.rebuild_vocabulary()
+            self._changed = False
+
+    def _has_vocabulary(self) -> bool:
+        with self._db_lock:
+            return bool(self._db.execute("SELECT 1 FROM sqlite_master WHERE name='vocab'").fetchone())
 
     def close(self) -> None:
         if self._writer is not None:
@@ -260,8 +269,16 @@ class EmbeddedStore:
             parts.append((tantivy.Occur.Must, tantivy.Query.boolean_query(should)))
         parts += [(tantivy.Occur.MustNot, self._clause(c)) for c in q.must_not]
         for name, values in q.filters.items():
-            if values:
-                parts.append((tantivy.Occur.Must, tantivy.Query.term_set_query(self.schema, name, values)))
+            if values:  # term queries intersect by skipping; a term set would scan its whole posting lists
+                terms = [tantivy.Query.term_query(self.schema, name, v) for v in values]
+                parts.append(
+                    (
+                        tantivy.Occur.Must,
+                        terms[0]
+                        if len(terms) == 1
+                        else tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms]),
+                    )
+                )
         if q.book_pattern:
             parts.append((tantivy.Occur.Must, tantivy.Query.regex_query(self.schema, "book", q.book_pattern + ".*")))
         if not any(occur != tantivy.Occur.MustNot for occur, _ in parts):
