@@ -142,7 +142,8 @@ def _report(summaries: list[IngestSummary], as_json: bool) -> bool:
         _print_json(summaries[0].__dict__ if len(summaries) == 1 else [s.__dict__ for s in summaries])
     for s in summaries if not as_json else []:
         if s.source in LEXICON_SOURCES:
-            out.print(f"[green]loaded[/green] {s.source}: {s.passages:,} rows in {s.seconds:.1f} s", highlight=False)
+            done = "unchanged" if s.unchanged else f"{s.passages:,} rows in {s.seconds:.1f} s"
+            out.print(f"[green]loaded[/green] {s.source}: {done}", highlight=False)
         else:
             out.print(
                 f"[green]ingested[/green] {s.source}: {s.books} books ({s.unchanged} unchanged), "
