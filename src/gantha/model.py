@@ -173,6 +173,29 @@ class Hit(BaseModel):
     bold_match: bool = False
     similarity: float | None = None  # 0–1, for similar-sentence search
 
+    @classmethod
+    def of(cls, p: Passage, rank: int, snippet: str, score: float, *, sentence: int | None = None, **extra: Any) -> Hit:
+        """The hit for a passage (or its k-th sentence, coordinate ``…/75.s<k>``)."""
+        para = p.para if sentence is None else f"{p.para}.s{sentence}"
+        return cls.model_construct(
+            rank=rank,
+            coordinate=f"{p.corpus}/{p.book}/{para}",
+            corpus=p.corpus,
+            book=p.book,
+            book_title=p.book_title,
+            paragraph=para,
+            channel=p.channel,
+            language=p.language,
+            granularity="sentence" if sentence is not None else p.granularity,
+            category=p.category,
+            tags=p.tags,
+            path=p.path,
+            page_refs=p.page_refs,
+            snippet=snippet,
+            score=score,
+            **extra,
+        )
+
 
 class Bucket(BaseModel):
     key: str

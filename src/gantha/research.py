@@ -23,7 +23,7 @@ from gantha.store.lexicon import Lexicon
 from gantha.text.inflect import analyse, expand, grammar_label, grammar_short
 from gantha.text.pali import WORD_RE, canon, fold, normalize_query_text
 from gantha.text.refs import citation_pages, cite_page, parse_page_ref
-from gantha.text.sentences import SENTENCE_SUFFIX, sentence_coordinate, similarity
+from gantha.text.sentences import SENTENCE_SUFFIX, similarity
 from gantha.text.sentences import split as split_sentences
 
 MAX_COORDINATES = 100
@@ -207,10 +207,11 @@ def _mark_tokens(text: str, marked: set[int]) -> str:
     return "".join(out)
 
 
-def _anchor(para: str) -> str | None:
-    """``75.3`` → ``75``: the numbered paragraph an unnumbered one follows (None for a numbered one)."""
+def _anchor(coordinate: str) -> str | None:
+    """``…/75.3`` → ``…/75``: the numbered paragraph an unnumbered one follows (None for a numbered one)."""
+    base, _, para = coordinate.rpartition("/")
     head, sep, _ = para.rpartition(".")
-    return head if sep and head != "0" else None
+    return f"{base}/{head}" if sep and head != "0" else None
 
 
 # --- the verbs -----------------------------------------------------------------------------------------
@@ -413,26 +414,8 @@ class Research:
                     found.append((h.passage, k, marked))
         if result.total > SENTENCE_PARAGRAPHS:
             info.notes.append(f"sentences of the {SENTENCE_PARAGRAPHS} best of {result.total} matching paragraphs")
-        hits = [
-            Hit(
-                rank=rank,
-                coordinate=f"{p.corpus}/{p.book}/{sentence_coordinate(p.para, k)}",
-                corpus=p.corpus,
-                book=p.book,
-                book_title=p.book_title,
-                paragraph=sentence_coordinate(p.para, k),
-                channel=p.channel,
-                language=p.language,
-                granularity="sentence",
-                category=p.category,
-                tags=p.tags,
-                path=p.path,
-                page_refs=p.page_refs,
-                snippet=marked,
-                score=1.0,
-            )
-            for rank, (p, k, marked) in enumerate(found[req.offset : req.offset + req.limit], start=req.offset + 1)
-        ]
+        page = found[req.offset : req.offset + req.limit]
+        hits = [Hit.of(p, rank, marked, 1.0, sentence=k) for rank, (p, k, marked) in enumerate(page, req.offset + 1)]
         return SearchResponse(
             total=len(found),
             took_ms=round((time.perf_counter() - started) * 1000, 2),
@@ -507,28 +490,10 @@ class Research:
                     marked = [i for i, lem in enumerate(s_lemmas) if lem in forms]
                     scored.append((score, h.passage, k, sentence, marked))
         scored.sort(key=lambda t: (-t[0], t[1].book, t[1].seq, t[2]))
-        hits = []
-        for rank, (score, p, k, sentence, marked) in enumerate(scored[offset : offset + limit], start=offset + 1):
-            hits.append(
-                Hit(
-                    rank=rank,
-                    coordinate=f"{p.corpus}/{p.book}/{sentence_coordinate(p.para, k)}",
-                    corpus=p.corpus,
-                    book=p.book,
-                    book_title=p.book_title,
-                    paragraph=sentence_coordinate(p.para, k),
-                    channel=p.channel,
-                    language=p.language,
-                    granularity="sentence",
-                    category=p.category,
-                    tags=p.tags,
-                    path=p.path,
-                    page_refs=p.page_refs,
-                    snippet=_mark_tokens(sentence, set(marked)),
-                    score=score,
-                    similarity=score,
-                )
-            )
+        hits = [
+            Hit.of(p, rank, _mark_tokens(sentence, set(marked)), score, sentence=k, similarity=score)
+            for rank, (score, p, k, sentence, marked) in enumerate(scored[offset : offset + limit], offset + 1)
+        ]
         info.steps = steps
         info.forms = sorted({f for fs in forms.values() for f in fs})
         info.similar = {
@@ -604,16 +569,14 @@ class Research:
             for ch in channels:
                 p = by_channel[ch].get(c)
                 if p is None:
-                    anchor = _anchor(Coordinate.parse(c).para)
-                    anchored = anchor and self.store.get([c.rsplit("/", 1)[0] + "/" + anchor], ch)
-                    if anchored:
+                    if anchor := self._part_of(c, ch):
                         items.append(
                             GetItem(
                                 coordinate=c,
                                 channel=ch,
                                 status="part_of",
-                                anchor=next(iter(anchored)),
-                                message=f"the {ch} text of this paragraph is part of {next(iter(anchored))}",
+                                anchor=anchor,
+                                message=f"the {ch} text of this paragraph is part of {anchor}",
                             )
                         )
                     else:
@@ -653,6 +616,11 @@ class Research:
                         item.message = f"no sentence {k} in {paragraph_of[c]} ({len(parts)} sentences)"
                     break
         return GetResult(items=items)
+
+    def _part_of(self, coordinate: str, channel: str) -> str | None:
+        """The numbered paragraph whose text in ``channel`` covers this unnumbered one, if any."""
+        anchor = _anchor(coordinate)
+        return anchor if anchor and self.store.get([anchor], channel) else None
 
     def _pali(self, coordinate: str) -> Passage:
         c = str(Coordinate.parse(coordinate))
@@ -699,12 +667,8 @@ class Research:
         statuses = []
         for name, info in known.items():
             here = name == "pali" or p.coordinate in self.store.get([p.coordinate], name)
-            anchor = None
-            status = "available" if here else "missing"
-            if not here and (a := _anchor(p.para)):
-                anchor_coord = f"{p.corpus}/{p.book}/{a}"
-                if self.store.get([anchor_coord], name):
-                    status, anchor = "part_of", anchor_coord
+            anchor = None if here else self._part_of(p.coordinate, name)
+            status = "available" if here else "part_of" if anchor else "missing"
             statuses.append(
                 ChannelStatus(
                     channel=name,

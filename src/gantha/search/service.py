@@ -144,26 +144,7 @@ class Searcher:
         for rank, h in enumerate(result.hits, start=req.offset + 1):
             p = h.passage
             text, _ = snippet(p.text, analyse, terms, analysed.phrases, analysed.prefixes)
-            hits.append(
-                Hit.model_construct(
-                    rank=rank,
-                    coordinate=p.coordinate,
-                    corpus=p.corpus,
-                    book=p.book,
-                    book_title=p.book_title,
-                    paragraph=p.para,
-                    channel=p.channel,
-                    language=p.language,
-                    granularity=p.granularity,
-                    category=p.category,
-                    tags=p.tags,
-                    path=p.path,
-                    page_refs=p.page_refs,
-                    snippet=text,
-                    score=round(h.score, 4),
-                    bold_match=h.ranked_first and not req.page_ref,
-                )
-            )
+            hits.append(Hit.of(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref))
         titles = {rec.info.book: rec.info.title for rec in books.values()}
         aggs = {
             name: [

@@ -27,10 +27,6 @@ def split(text: str) -> list[str]:
     return out
 
 
-def sentence_coordinate(paragraph: str, k: int) -> str:
-    return f"{paragraph}.s{k}"
-
-
 def similarity(query: list[str], sentence: list[str]) -> float:
     """0–1: the share of the query's lemmas found in order in the sentence, times how tightly they sit.
 
