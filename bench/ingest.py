@@ -8,10 +8,11 @@ import shutil
 import sys
 from pathlib import Path
 
-from common import CST, INDEX, dir_size
 from gantha.ingest import ingest_cst, ingest_lexicon, ingest_myanmar, ingest_suttacentral
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
+
+from common import CST, INDEX, dir_size
 
 
 def main() -> None:
@@ -23,8 +24,11 @@ def main() -> None:
     peak_cst = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     extra = {}  # the lexicon and translations beside the corpus, timed apart
     data = cst.parent
-    for source, folder in (("wordstats", "wikipali/word_statistics"), ("grammar", "wikipali/grammar"),
-                           ("dict", "wikipali/dict")):
+    for source, folder in (
+        ("wordstats", "wikipali/word_statistics"),
+        ("grammar", "wikipali/grammar"),
+        ("dict", "wikipali/dict"),
+    ):
         if (data / folder).exists():
             extra[source] = ingest_lexicon(Lexicon(INDEX), source, data / folder, force=True).seconds
     store = EmbeddedStore(INDEX)

@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 import time
 
-from common import INDEX, percentile
 from gantha.model import SearchRequest
 from gantha.search.service import Searcher
 from gantha.store.embedded import EmbeddedStore
+
+from common import INDEX, percentile
 
 QUERIES: list[tuple[str, dict]] = [
     ("word", {"q": "bhikkhu"}),

@@ -8,15 +8,22 @@ from __future__ import annotations
 import json
 import time
 
-from common import INDEX, percentile
-
 from gantha.research import Research
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
 
+from common import INDEX, percentile
+
 CALLS = {
-    "suggest": [("suggest", ("satipatthana",)), ("suggest", ("s",)), ("suggest", ("pariv",)), ("suggest", ("夜叉",)),
-                ("suggest", ("nibb",)), ("suggest", ("dhammacakk",)), ("suggest", ("P2.003",))],
+    "suggest": [
+        ("suggest", ("satipatthana",)),
+        ("suggest", ("s",)),
+        ("suggest", ("pariv",)),
+        ("suggest", ("夜叉",)),
+        ("suggest", ("nibb",)),
+        ("suggest", ("dhammacakk",)),
+        ("suggest", ("P2.003",)),
+    ],
     "forms": [("forms", ("parivāsa",)), ("forms", ("bhikkhu",)), ("forms", ("mettā",)), ("forms", ("nibbana",))],
     "word": [("word", ("parivāsaṃ",)), ("word", ("dhammo",)), ("word", ("mettā",))],
     "get": [("get", (["cst/vin02m3.mul/75", "cst/s0101m.mul/1", "cst/vin02a3.att/84"], ["pali", "my"]))],
@@ -40,8 +47,11 @@ def main() -> None:
                 t = time.perf_counter()
                 getattr(research, name)(*args)
                 times.append((time.perf_counter() - t) * 1000)
-        report[verb] = {"p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2),
-                        "max_ms": round(max(times), 2)}
+        report[verb] = {
+            "p50_ms": round(percentile(times, 50), 2),
+            "p95_ms": round(percentile(times, 95), 2),
+            "max_ms": round(max(times), 2),
+        }
     print(json.dumps(report, indent=2))
 
 

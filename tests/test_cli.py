@@ -10,8 +10,9 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from conftest import link_books
 from gantha.api.cli import app
+
+from conftest import link_books
 
 runner = CliRunner()
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from conftest import book_files, link_books
 from gantha.corpus.cst import BookError, discover, parse_book, read_book
 from gantha.corpus.files import read_text
+
+from conftest import book_files, link_books
 
 # counts computed straight from the XML with XPath, independently of the reader
 XPATH = {

@@ -7,12 +7,13 @@ import re
 import pytest
 from lxml import etree
 
-from conftest import CST
 from gantha.corpus.cst import discover, read_book
 from gantha.corpus.files import logical_name, read_text
 from gantha.model import SearchRequest
 from gantha.search.service import Searcher
 from gantha.store.base import StoreQuery
+
+from conftest import CST
 
 pytestmark = pytest.mark.full
 

@@ -9,12 +9,13 @@ import textwrap
 
 import pytest
 
-from conftest import link_books
 from gantha.corpus.cst import book_info
 from gantha.ingest import ingest_cst
 from gantha.model import Passage
 from gantha.store.base import BookRecord, Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore, StoreError
+
+from conftest import link_books
 
 
 def _passage(para: str, text: str) -> Passage:
