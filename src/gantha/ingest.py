@@ -9,14 +9,17 @@ unchanged since their recorded ingest are skipped, so re-running an interrupted 
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gantha.corpus import cst, dictionary, myanmar, suttacentral, wikipali
+from gantha.corpus import bible, cst, dictionary, markdown, myanmar, suttacentral, wikipali
+from gantha.corpus.files import SourceError
 from gantha.store.base import BookRecord, Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
+from gantha.store.vectors import VectorIndex
 
 COMMIT_EVERY = 100_000  # passages between commits: the most an interruption can lose
 
@@ -263,5 +266,112 @@ def ingest_lexicon(lexicon: Lexicon, source: str, path: Path, *, force: bool = F
         raise ValueError(f"not a lexicon source: {source!r}")
     summary.skipped += [{"item": p.split(":")[0], "reason": p} for p in problems]
     summary.books = 1 if summary.passages else 0
+    summary.seconds = round(time.perf_counter() - started, 2)
+    return summary
+
+
+# --- other corpora ----------------------------------------------------------------------------------
+
+
+def _replace_book(
+    store: EmbeddedStore, summary: IngestSummary, info, channel, passages: list, signature: str, source: str
+) -> None:
+    store.delete_book(info.corpus, info.book, channel.name)
+    store.add(passages)
+    store.commit(
+        [
+            BookRecord(
+                info,
+                channel,
+                passages=len(passages),
+                bold_terms=sum(len(p.bold) for p in passages),
+                signature=signature,
+                source=source,
+            )
+        ]
+    )
+    summary.books += 1
+    summary.passages += len(passages)
+    summary.bold_terms += sum(len(p.bold) for p in passages)
+
+
+def ingest_bible(
+    store: EmbeddedStore, path: Path, *, force: bool = False, progress: Progress | None = None
+) -> IngestSummary:
+    """Ingest verse-aligned Bible translations (one passage per verse per translation)."""
+    started = time.perf_counter()
+    summary = IngestSummary("bible", str(path))
+    found = bible.files(path)
+    for bf in found:
+        try:
+            info, chinese_name, verses = bible.read_file(bf)
+            recorded = store.books("bible", channel=bf.channel.name).get(f"bible/{info.book}")
+            if not force and recorded and recorded.signature == _signature(bf.path):
+                summary.unchanged += 1
+            else:
+                info.aliases = [chinese_name] if chinese_name else []
+                _replace_book(store, summary, info, bf.channel, list(verses), _signature(bf.path), str(bf.path))
+        except SourceError as exc:
+            summary.skipped.append({"item": bf.path.name, "reason": str(exc)})
+        if progress:
+            progress(bf.path.name, 0, len(found))
+    if not found:
+        summary.skipped.append({"item": str(path), "reason": "no Bible book files (kjv*.xml, hhb*.xml) found"})
+    store.finish()
+    summary.seconds = round(time.perf_counter() - started, 2)
+    return summary
+
+
+def ingest_markdown(
+    store: EmbeddedStore, path: Path, *, force: bool = False, progress: Progress | None = None
+) -> IngestSummary:
+    """Ingest a folder of Markdown/text books as heading-aware chunks."""
+    started = time.perf_counter()
+    summary = IngestSummary("markdown", str(path))
+    found = markdown.files(path)
+    for f in found:
+        book = markdown.book_of(f, path)
+        recorded = store.books("md", channel=markdown.CHANNEL.name).get(f"md/{book}")
+        if not force and recorded and recorded.signature == _signature(f):
+            summary.unchanged += 1
+        else:
+            try:
+                info, passages = markdown.read_file(f, path)
+                _replace_book(store, summary, info, markdown.CHANNEL, passages, _signature(f), str(f))
+            except (SourceError, ValueError) as exc:
+                summary.skipped.append({"item": f.name, "reason": str(exc)})
+        if progress:
+            progress(f.name, 0, len(found))
+    store.finish()
+    summary.seconds = round(time.perf_counter() - started, 2)
+    return summary
+
+
+# --- vectors ------------------------------------------------------------------------------------------
+
+
+def embed_corpora(
+    store: EmbeddedStore, embedder, corpora: list[str], *, progress: Progress | None = None, batch: int = 256
+) -> IngestSummary:
+    """Embed every passage of these corpora that has no vector yet (vectors live beside the index)."""
+    started = time.perf_counter()
+    summary = IngestSummary("embed", ",".join(corpora))
+    vectors = VectorIndex(store.path, embedder.name, embedder.dim)
+    for corpus in corpora:
+        passages = store.iter_passages(corpus)
+        vectors.retain(corpus, {p.doc_id for p in passages})
+        todo = [p for p in passages if vectors.checksum(p.doc_id) != zlib.crc32(p.text.encode())]
+        for i in range(0, len(todo), batch):
+            chunk = todo[i : i + batch]
+            vectors.add(
+                [p.doc_id for p in chunk],
+                embedder.encode([p.text for p in chunk]),
+                [(p.corpus, p.channel, p.language) for p in chunk],
+            )
+            summary.passages += len(chunk)
+            if progress:
+                progress(corpus, len(chunk), max(1, len(todo) // batch + 1))
+        summary.books += 1
+    vectors.save()
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary

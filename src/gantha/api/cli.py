@@ -25,7 +25,17 @@ from rich.table import Table
 from gantha.config import settings
 from gantha.corpus.cst import BookError
 from gantha.corpus.download import DownloadError, download_cst
-from gantha.ingest import IngestSummary, ingest_cst, ingest_lexicon, ingest_myanmar, ingest_suttacentral
+from gantha.embed import EmbedderError, make_embedder
+from gantha.ingest import (
+    IngestSummary,
+    embed_corpora,
+    ingest_bible,
+    ingest_cst,
+    ingest_lexicon,
+    ingest_markdown,
+    ingest_myanmar,
+    ingest_suttacentral,
+)
 from gantha.model import CoordinateError, SearchMode, SearchRequest
 from gantha.research import Research
 from gantha.search.service import SearchError
@@ -37,12 +47,12 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.split
 out = Console()
 err = Console(stderr=True)
 
-SOURCES = ("cst", "myanmar", "suttacentral", "wordstats", "grammar", "dict", "all")
+SOURCES = ("cst", "myanmar", "suttacentral", "wordstats", "grammar", "dict", "bible", "markdown", "all")
 IndexOpt = Annotated[
     Path | None, typer.Option("--index", help="index directory (default: GANTHA_INDEX or a per-user dir)")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable output")]
-BAD_INPUT = (SearchError, PageRefError, CoordinateError, BookError, FileNotFoundError, ValueError)
+BAD_INPUT = (EmbedderError, SearchError, PageRefError, CoordinateError, BookError, FileNotFoundError, ValueError)
 
 
 def _index(index: Path | None) -> Path:
@@ -50,8 +60,8 @@ def _index(index: Path | None) -> Path:
 
 
 def _research(index: Path | None) -> Research:
-    path = _index(index)
-    return Research(EmbeddedStore(path, create=False), Lexicon(path))
+    s = settings()
+    return Research.open(_index(index), s.embedder, s.fusion)
 
 
 def _split(values: str | list[str] | None) -> list[str]:
@@ -95,6 +105,7 @@ DATA_LAYOUT = {
     "dict": "wikipali/dict",
     "myanmar": "myanmar",
     "suttacentral": "suttacentral",
+    "bible": "bible",
 }
 LEXICON_SOURCES = ("wordstats", "grammar", "dict")
 
@@ -113,7 +124,13 @@ def _ingest_one(source: str, index: Path, path: Path, force: bool, show_progress
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    run = {"cst": ingest_cst, "myanmar": ingest_myanmar, "suttacentral": ingest_suttacentral}[source]
+    run = {
+        "cst": ingest_cst,
+        "myanmar": ingest_myanmar,
+        "suttacentral": ingest_suttacentral,
+        "bible": ingest_bible,
+        "markdown": ingest_markdown,
+    }[source]
     try:
         with Progress(*columns, console=err, disable=not show_progress) as bar:
             task = bar.add_task(source, total=None, passages=0, rate=0.0)
@@ -131,9 +148,33 @@ def _ingest_one(source: str, index: Path, path: Path, force: bool, show_progress
                     rate=state["passages"] / elapsed,
                 )
 
-            return run(store, path, force=force, progress=progress)
+            summary = run(store, path, force=force, progress=progress)
+        corpus = {"bible": "bible", "markdown": "md"}.get(source)
+        if corpus and corpus in _vector_corpora():
+            _embed(store, [corpus], show_progress)
+        return summary
     finally:
         store.close()
+
+
+def _vector_corpora() -> list[str]:
+    return [c.strip() for c in settings().vector_corpora.split(",") if c.strip()]
+
+
+def _embed(store: EmbeddedStore, corpora: list[str], show_progress: bool) -> IngestSummary:
+    embedder = make_embedder(settings().embedder)
+    with Progress(
+        TextColumn("[bold]embed {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        disable=not show_progress,
+    ) as bar:
+        task = bar.add_task(",".join(corpora), total=None)
+        return embed_corpora(
+            store, embedder, corpora, progress=lambda item, n, total: bar.update(task, total=total, advance=1)
+        )
 
 
 def _report(summaries: list[IngestSummary], as_json: bool) -> bool:
@@ -277,6 +318,64 @@ def search(
     cats = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("category", []))
     books = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("book", [])[:6])
     out.print(f"categories: {cats}\nbooks: {books}", highlight=False)
+
+
+@app.command()
+@cli_errors
+def embed(
+    corpus: Annotated[
+        str | None, typer.Option(help="corpora, comma-separated (default: GANTHA_VECTOR_CORPORA)")
+    ] = None,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Give vectors to every passage of these corpora that has none (semantic and hybrid search)."""
+    store = EmbeddedStore(_index(index), create=False)
+    try:
+        summary = _embed(store, _split(corpus) or _vector_corpora(), not as_json)
+    finally:
+        store.close()
+    if as_json:
+        return _print_json(summary.__dict__)
+    out.print(
+        f"[green]embedded[/green] {summary.passages:,} passages of {summary.path} with "
+        f"{settings().embedder} in {summary.seconds:.1f} s",
+        highlight=False,
+    )
+
+
+@app.command("eval")
+@cli_errors
+def eval_(
+    file: Annotated[Path, typer.Argument(help="JSON lines of labelled queries (see eval/regression.jsonl)")],
+    modes: Annotated[str | None, typer.Option(help="override each query's mode: e.g. fuzzy,semantic,hybrid")] = None,
+    calibrate: Annotated[bool, typer.Option("--calibrate", help="fit the refusal threshold on this set first")] = False,
+    report: Annotated[Path | None, typer.Option(help="write the JSON report here")] = None,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Recall@k, nDCG@10, MRR per query group and mode, and refusal precision/recall."""
+    from gantha import evaluate
+
+    research = _research(index)
+    queries = evaluate.load(file)
+    if calibrate:
+        cal = evaluate.calibrate(research, queries)
+        err.print(f"calibrated: threshold {cal.threshold} ({cal.source})", highlight=False)
+    result = evaluate.run(research, queries, _split(modes) or None)
+    if report:
+        report.write_text(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+    if as_json:
+        return _print_json(result)
+    table = Table("group/mode", "queries", "recall@k", "nDCG@10", "MRR")
+    for name, m in result["groups"].items():
+        table.add_row(name, str(m["queries"]), f"{m['recall@k']:.3f}", f"{m['ndcg@10']:.3f}", f"{m['mrr']:.3f}")
+    out.print(table)
+    for mode, r in result["refusal"].items():
+        if r["recall"] is not None:
+            out.print(
+                f"refusal ({mode}): precision {r['precision'] or 0:.2f}, recall {r['recall']:.2f}", highlight=False
+            )
 
 
 # --- research verbs -------------------------------------------------------------------------------

@@ -14,10 +14,10 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from gantha.config import settings
 from gantha.model import SearchMode, SearchRequest
 from gantha.research import Research
-from gantha.store.embedded import EmbeddedStore, StoreError
-from gantha.store.lexicon import Lexicon
+from gantha.store.embedded import StoreError
 
 INSTRUCTIONS = """Search and read the Pali canon (Chaṭṭha Saṅgāyana Tipiṭaka) and its translations.
 Every passage has a coordinate such as cst/vin02m3.mul/75 (corpus/book/paragraph). Cite only
@@ -34,7 +34,8 @@ def _dump(model: Any) -> dict[str, Any]:
 
 def build_server(index: Path) -> MCPServer:
     """An MCP server over the index at ``index``."""
-    research = Research(EmbeddedStore(index, create=False), Lexicon(index))
+    s = settings()
+    research = Research.open(index, s.embedder, s.fusion)
     server = MCPServer("gantha", instructions=INSTRUCTIONS, log_level="WARNING")
 
     def tool(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
+from gantha.text.analysis import word_spans
+from gantha.text.chinese import has_chinese
 from gantha.text.pali import WORD_RE
 
 SNIPPET_WORDS = 36
@@ -37,14 +39,19 @@ def snippet(
     close_tag: str = "</mark>",
 ) -> tuple[str, int]:
     """An HTML-escaped window of ``width`` words around the densest matches; return it with the match count."""
-    analysed = analyse(text)
-    if len(analysed) == len(text):  # the usual case: analyse the whole text once, offsets unchanged
-        matches = list(WORD_RE.finditer(analysed))
-        spans = [(m.start(), m.end()) for m in matches]
-        tokens = [m.group() for m in matches]
+    if has_chinese(text):  # segmented words, simplified, with offsets in the original characters
+        triples = word_spans(text)
+        spans = [(s, e) for _, s, e in triples]
+        tokens = [analyse(w) for w, _, _ in triples]
     else:
-        spans = [(m.start(), m.end()) for m in WORD_RE.finditer(text)]
-        tokens = [analyse(text[s:e]) for s, e in spans]
+        analysed = analyse(text)
+        if len(analysed) == len(text):  # the usual case: analyse the whole text once, offsets unchanged
+            matches = list(WORD_RE.finditer(analysed))
+            spans = [(m.start(), m.end()) for m in matches]
+            tokens = [m.group() for m in matches]
+        else:
+            spans = [(m.start(), m.end()) for m in WORD_RE.finditer(text)]
+            tokens = [analyse(text[s:e]) for s, e in spans]
     marked = mark_positions(tokens, terms, list(phrases), list(prefixes))
     if not spans:
         return html.escape(text), 0

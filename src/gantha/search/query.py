@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gantha.text.pali import canon, fold, words
+from gantha.text.analysis import words
+from gantha.text.pali import canon, fold
 
 _PART = re.compile(r'(-?)"([^"]*)"?|(\S+)')
 

@@ -10,11 +10,16 @@ from __future__ import annotations
 import time
 
 from gantha.model import Bucket, Category, Hit, QueryInfo, SearchMode, SearchRequest, SearchResponse
+from gantha.search.fusion import rrf, weighted
 from gantha.search.highlight import snippet
 from gantha.search.query import ParsedQuery, parse_query
+from gantha.search.semantic import SemanticRoute
 from gantha.store.base import Clause, Store, StoreQuery
 from gantha.text.pali import canon, fold, normalize_query_text
 from gantha.text.refs import EDITIONS, parse_page_ref
+
+DEFAULT_CHANNELS = {"cst": ["pali"]}
+HYBRID_DEPTH = 50  # candidates each route contributes to a fused ranking
 
 
 class SearchError(ValueError):
@@ -32,8 +37,10 @@ def _norm_filter(values: list[str]) -> list[str]:
 class Searcher:
     """Answers search requests against one store."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, semantic: SemanticRoute | None = None, fusion: str = "rrf"):
         self.store = store
+        self.semantic = semantic
+        self.fusion = fusion
 
     # --- request → store query ---------------------------------------------------------------
 
@@ -65,8 +72,7 @@ class Searcher:
         for name, values in (("language", req.languages), ("channel", req.channels), ("corpus", req.corpora)):
             if vals := _norm_filter(values):
                 filters[name] = vals
-        if "language" not in filters and "channel" not in filters:
-            filters["channel"] = ["pali"]  # the original text, unless a language or channel is asked for
+
         if req.granularity not in (None, "paragraph", "sentence"):
             raise SearchError("invalid_parameter", f"unknown granularity {req.granularity!r}; paragraph or sentence")
         if req.granularity == "paragraph":
@@ -75,19 +81,13 @@ class Searcher:
 
     def plan(self, req: SearchRequest) -> tuple[StoreQuery, QueryInfo, ParsedQuery]:
         """The store query for a request, with the explanation shown to the caller."""
-        if req.mode in (SearchMode.SEMANTIC, SearchMode.HYBRID):
-            raise SearchError(
-                "mode_unavailable",
-                f"search mode {req.mode.value!r} needs an embedding index, "
-                "which this index does not have; use fuzzy or exact",
-            )
         normalized, steps = normalize_query_text(req.q, req.scheme)
         parsed = parse_query(normalized)
         info = QueryInfo(original=req.q, mode=req.mode, normalized=normalized, steps=steps, bold_only=req.bold_only)
         forms = list(dict.fromkeys(canon(f) for f in req.forms if f.strip()))
         if parsed.empty and not req.page_ref and not forms:
             raise SearchError("empty_query", "empty query: give words to search for, forms, or a page reference")
-        folded = req.mode == SearchMode.FUZZY and not forms
+        folded = req.mode != SearchMode.EXACT and not forms
         analysed = parsed.analysed(folded)
         field = "fold" if folded else "exact"
         info.field = field
@@ -97,6 +97,8 @@ class Searcher:
         info.forms = forms
 
         sq = StoreQuery(limit=req.limit, offset=req.offset, filters=self._filters(req))
+        if "language" not in sq.filters and "channel" not in sq.filters:
+            sq.corpus_channels = dict(DEFAULT_CHANNELS)  # the Pali original, unless a language or channel is asked
         sq.must += [Clause(field, [t]) for t in analysed.terms]
         sq.must += [Clause(field, p, "phrase") for p in analysed.phrases]
         sq.must += [Clause(field, [p], "prefix") for p in analysed.prefixes]
@@ -134,30 +136,106 @@ class Searcher:
     # --- run ---------------------------------------------------------------------------------
 
     def search(self, req: SearchRequest) -> SearchResponse:
+        if req.mode in (SearchMode.SEMANTIC, SearchMode.HYBRID):
+            return self.search_fused(req)
         started = time.perf_counter()
         sq, info, analysed = self.plan(req)
+        info.routes = ["lexical"]
         result = self.store.search(sq)
         analyse = fold if info.field == "fold" else canon
         terms = set(analysed.terms) | set(info.forms)
-        books = self.store.books()
         hits = []
         for rank, h in enumerate(result.hits, start=req.offset + 1):
             p = h.passage
             text, _ = snippet(p.text, analyse, terms, analysed.phrases, analysed.prefixes)
             hits.append(Hit.of(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref))
-        titles = {rec.info.book: rec.info.title for rec in books.values()}
-        aggs = {
-            name: [
-                Bucket.model_construct(key=k, count=c, title=titles.get(k) if name == "book" else None)
-                for k, c in buckets
-            ]
-            for name, buckets in result.aggregations.items()
-        }
         return SearchResponse(
             total=result.total,
             took_ms=round((time.perf_counter() - started) * 1000, 2),
             hits=hits,
-            aggregations=aggs,
+            aggregations=self._buckets(result.aggregations),
             query_info=info,
             outcome="hits" if result.total else "no_hits",
+        )
+
+    def _buckets(self, aggregations: dict[str, list[tuple[str, int]]]) -> dict[str, list[Bucket]]:
+        titles = {rec.info.book: rec.info.title for rec in self.store.books(channel=None).values()}
+        return {
+            name: [
+                Bucket.model_construct(key=k, count=c, title=titles.get(k) if name == "book" else None)
+                for k, c in buckets
+            ]
+            for name, buckets in aggregations.items()
+        }
+
+    # --- semantic and hybrid ----------------------------------------------------------------------
+
+    def lexical_ranking(
+        self, req: SearchRequest, depth: int = HYBRID_DEPTH
+    ) -> tuple[list[tuple[str, float]], QueryInfo]:
+        """The lexical route as a ranking of document ids; words are ORed (ranked by BM25), phrases kept."""
+        sq, info, _ = self.plan(req.model_copy(update={"mode": SearchMode.FUZZY, "limit": depth, "offset": 0}))
+        words = [c for c in sq.must if c.kind == "term" and c.field in ("fold", "exact")]
+        sq.must = [c for c in sq.must if c not in words]
+        sq.should, sq.aggregate = words, ()
+        result = self.store.search(sq)
+        return [(h.passage.doc_id, h.score) for h in result.hits], info
+
+    def vector_ranking(self, req: SearchRequest, depth: int = HYBRID_DEPTH) -> list[tuple[str, float]]:
+        if self.semantic is None:
+            raise SearchError(
+                "mode_unavailable",
+                f"search mode {req.mode.value!r} needs vectors: build them with "
+                "`gantha embed` (corpora in GANTHA_VECTOR_CORPORA)",
+            )
+        filters = self._filters(req)
+        exclude = {} if "language" in filters or "channel" in filters else dict(DEFAULT_CHANNELS)
+        return self.semantic.search(
+            req.q,
+            depth,
+            corpora=filters.get("corpus"),
+            channels=filters.get("channel"),
+            languages=filters.get("language"),
+            exclude_channels=exclude,
+        )
+
+    def search_fused(
+        self,
+        req: SearchRequest,
+        extra: list[list[tuple[str, float]]] | None = None,
+        extra_routes: list[str] | None = None,
+    ) -> SearchResponse:
+        """Semantic (vector only) or hybrid (lexical + vector [+ extra routes], fused) search."""
+        started = time.perf_counter()
+        depth = max(HYBRID_DEPTH, req.offset + req.limit)
+        vector = self.vector_ranking(req, depth)
+        if req.mode == SearchMode.SEMANTIC:
+            info = QueryInfo(original=req.q, mode=req.mode, normalized=req.q, routes=["vector"])
+            fused = vector
+        else:
+            lexical, info = self.lexical_ranking(req, depth)
+            info.routes = ["lexical", "vector"]
+            routes = [lexical, vector, *(extra or [])]
+            info.routes += extra_routes or []
+            if self.fusion == "weighted":
+                fused = weighted(routes, [0.7, 0.3, *([0.3] * len(extra or []))])
+            else:
+                fused = rrf([[d for d, _ in r] for r in routes])
+            info.fusion = self.fusion
+        page = fused[req.offset : req.offset + req.limit]
+        passages = self.store.get_ids([d for d, _ in page])
+        analysed = parse_query(info.normalized or req.q).analysed(folded=True)
+        terms = set(analysed.terms)
+        hits = []
+        for rank, (doc_id, score) in enumerate(page, start=req.offset + 1):
+            if p := passages.get(doc_id):
+                text, _ = snippet(p.text, fold, terms, analysed.phrases, analysed.prefixes)
+                hits.append(Hit.of(p, rank, text, round(score, 4)))
+        info.notes.append(f"{req.mode.value}: ranked candidates, not an exhaustive count")
+        return SearchResponse(
+            total=len(fused),
+            took_ms=round((time.perf_counter() - started) * 1000, 2),
+            hits=hits,
+            query_info=info,
+            outcome="hits" if hits else "no_hits",
         )

@@ -44,6 +44,7 @@ class StoreQuery:
     rank_first: list[Clause] = field(default_factory=list)
     filters: dict[str, list[str]] = field(default_factory=dict)
     book_pattern: str | None = None  # regular expression over book ids
+    corpus_channels: dict[str, list[str]] = field(default_factory=dict)  # corpus → the only channels kept
     limit: int = 10
     offset: int = 0
     order: Literal["score", "reading"] = "score"
@@ -103,8 +104,8 @@ class Store(Protocol):
         """Every passage of one chapter of a book, in reading order."""
         ...
 
-    def books(self, corpus: str | None = None, channel: str = "pali") -> dict[str, BookRecord]:
-        """Recorded books of one channel keyed ``corpus/book``."""
+    def books(self, corpus: str | None = None, channel: str | None = "pali") -> dict[str, BookRecord]:
+        """Recorded books of one channel (None: any) keyed ``corpus/book``."""
         ...
 
     def channels(self, corpus: str, book: str) -> list[BookRecord]:

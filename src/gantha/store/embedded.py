@@ -25,7 +25,8 @@ import tantivy
 
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage
 from gantha.store.base import BookRecord, Clause, StoreHit, StoreQuery, StoreResult
-from gantha.text.pali import canon, fold
+from gantha.text.analysis import index_texts
+from gantha.text.pali import fold
 
 SCHEMA_VERSION = 2
 TOKEN_PATTERN = r"[\p{L}\p{M}\p{N}]+"  # same as gantha.text.pali.WORD_RE
@@ -120,12 +121,13 @@ class EmbeddedStore:
             ]
         return self._books_cache
 
-    def books(self, corpus: str | None = None, channel: str = "pali") -> dict[str, BookRecord]:
-        return {
-            f"{r.info.corpus}/{r.info.book}": r
-            for r in self._records()
-            if r.channel.name == channel and (corpus is None or r.info.corpus == corpus)
-        }
+    def books(self, corpus: str | None = None, channel: str | None = "pali") -> dict[str, BookRecord]:
+        """Recorded books keyed ``corpus/book``; ``channel=None``: in any channel (the first recorded)."""
+        out: dict[str, BookRecord] = {}
+        for r in self._records():
+            if (channel is None or r.channel.name == channel) and (corpus is None or r.info.corpus == corpus):
+                out.setdefault(f"{r.info.corpus}/{r.info.book}", r)
+        return out
 
     def all_channels(self) -> list[ChannelInfo]:
         """Every channel in the index (the Pali original first)."""
@@ -157,6 +159,7 @@ class EmbeddedStore:
         self._changed = True
         n = 0
         for p in passages:
+            folded, exact = index_texts(p.text)
             doc = tantivy.Document(
                 id=p.doc_id,
                 corpus=p.corpus,
@@ -164,19 +167,19 @@ class EmbeddedStore:
                 category=p.category,
                 tags=p.tags,
                 channel=p.channel,
-                language=p.language,
+                language=sorted({p.language, p.language.split("-")[0]}),  # "zh" finds zh-Hans and zh-Hant
                 granularity=p.granularity,
-                fold=fold(p.text),
-                exact=canon(p.text),
+                fold=folded,
+                exact=exact,
                 page_refs=p.page_refs,
                 page_starts=p.page_starts,
             )
             doc.add_integer("seq", p.seq)
             doc.add_integer("chapter", p.chapter)
             if p.bold:
-                bold = " \n ".join(p.bold)
-                doc.add_text("bold_fold", fold(bold))
-                doc.add_text("bold_exact", canon(bold))
+                bold_folded, bold_exact = index_texts(" \n ".join(p.bold))
+                doc.add_text("bold_fold", bold_folded)
+                doc.add_text("bold_exact", bold_exact)
             doc.add_bytes("passage", orjson.dumps(p))
             writer.add_document(doc)
             n += 1
@@ -279,6 +282,12 @@ class EmbeddedStore:
                         else tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms]),
                     )
                 )
+        for corpus, channels in q.corpus_channels.items():  # in this corpus, only these channels
+            other = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "corpus", corpus))]
+                + [(tantivy.Occur.MustNot, tantivy.Query.term_query(self.schema, "channel", c)) for c in channels]
+            )
+            parts.append((tantivy.Occur.MustNot, other))
         if q.book_pattern:
             parts.append((tantivy.Occur.Must, tantivy.Query.regex_query(self.schema, "book", q.book_pattern + ".*")))
         if not any(occur != tantivy.Occur.MustNot for occur, _ in parts):
@@ -349,6 +358,25 @@ class EmbeddedStore:
             order=tantivy.Order.Asc,
         )
         return [self._passage(searcher, addr) for _, addr in result.hits]
+
+    def iter_passages(self, corpus: str) -> list[Passage]:
+        """Every passage of a corpus, in any channel."""
+        searcher = self._index.searcher()
+        query = tantivy.Query.term_query(self.schema, "corpus", corpus)
+        total = searcher.search(query, limit=1, count=True).count or 0
+        result = searcher.search(query, limit=max(total, 1), count=False)
+        return [self._passage(searcher, addr) for _, addr in result.hits]
+
+    def get_ids(self, doc_ids: list[str]) -> dict[str, Passage]:
+        """Passages by document id (``coordinate@channel``)."""
+        if not doc_ids:
+            return {}
+        searcher = self._index.searcher()
+        result = searcher.search(
+            tantivy.Query.term_set_query(self.schema, "id", doc_ids), limit=len(doc_ids), count=False
+        )
+        found = (self._passage(searcher, addr) for _, addr in result.hits)
+        return {p.doc_id: p for p in found}
 
     def vocabulary(self, prefix: str, limit: int = 10) -> list[tuple[str, str, int]]:
         prefix = fold(prefix)

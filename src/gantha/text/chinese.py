@@ -1,0 +1,82 @@
+"""Chinese analysis: traditional → simplified (OpenCC) and word segmentation (jieba) with Buddhist terms.
+
+Index and query go through the same two steps, so 說法 and 说法 land on the same terms. The
+segmenter learns the headwords of the Chinese Pali dictionaries (and any user word list) so that
+terms such as 夜叉 or 比丘尼 stay whole. Offsets are kept: ``tokens`` returns each word with its
+position in the original text, so highlights land on the characters the reader typed or sees.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_lock = threading.Lock()
+_user_words: set[str] = set()
+
+
+def has_chinese(text: str) -> bool:
+    return bool(CJK.search(text))
+
+
+@lru_cache(maxsize=1)
+def _converter():
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+def to_simplified(text: str) -> str:
+    """Traditional characters to simplified (OpenCC ``t2s``); other text passes unchanged."""
+    return _converter().convert(text) if has_chinese(text) else text
+
+
+@lru_cache(maxsize=1)
+def _segmenter():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    tokenizer = jieba.Tokenizer()
+    tokenizer.initialize()
+    return tokenizer
+
+
+def add_words(words: Iterable[str]) -> int:
+    """Teach the segmenter terms (simplified form); return how many were new."""
+    seg = _segmenter()
+    n = 0
+    with _lock:
+        for w in words:
+            w = to_simplified(w.strip())
+            if 1 < len(w) <= 12 and has_chinese(w) and w not in _user_words:
+                seg.add_word(w, freq=2000)
+                _user_words.add(w)
+                n += 1
+    return n
+
+
+def load_user_dictionary(path: Path) -> int:
+    """A word list, one term per line (optionally followed by a frequency), as jieba reads it."""
+    return add_words(line.split()[0] for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
+def tokens(text: str) -> list[tuple[str, int, int]]:
+    """Words of Chinese text as (simplified word, start, end) in the original text; punctuation dropped."""
+    simplified = to_simplified(text)
+    if len(simplified) != len(text):  # OpenCC changed the length: segment, then map by character count
+        simplified = "".join(to_simplified(ch) for ch in text)
+    out = []
+    for word, start, end in _segmenter().tokenize(simplified):
+        if word.strip() and (has_chinese(word) or word.isalnum()):
+            out.append((word.lower(), start, end))
+    return out
+
+
+def segment(text: str) -> str:
+    """Simplified, segmented text with words separated by spaces: what the index stores for Chinese."""
+    return " ".join(w for w, _, _ in tokens(text))
