@@ -21,10 +21,20 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "data"
 BIBLE_BOOKS = ("genesis", "matthew", "john", "romans")  # the books the test index holds
 CST_BOOK = "vin02m3.mul"
+TRADITIONAL = {"耶稣": "耶穌", "天地": "天地", "创造": "創造", "祷告": "禱告", "信心": "信心", "爱人如己": "愛人如己"}
 NONSENSE = [
-    "boiling point of tungsten", "qwxz plorf vrenk", "stock market crash of 2008", "python list comprehension syntax",
-    "how to bake sourdough bread", "best smartphone camera 2026", "钨的沸点是多少", "股票市场崩盘",
-    "football world cup final score", "quantum chromodynamics lattice", "zzkv mmqt", "how to reset a router password",
+    "boiling point of tungsten",
+    "qwxz plorf vrenk",
+    "stock market crash of 2008",
+    "python list comprehension syntax",
+    "how to bake sourdough bread",
+    "best smartphone camera 2026",
+    "钨的沸点是多少",
+    "股票市场崩盘",
+    "football world cup final score",
+    "quantum chromodynamics lattice",
+    "zzkv mmqt",
+    "how to reset a router password",
 ]
 
 
@@ -45,30 +55,81 @@ def main() -> None:
     shared = sorted(set(kjv) & set(cuv), key=lambda c: (c.split("/")[1], *map(int, c.split("/")[2].split(":"))))
     sample = shared[:: max(1, len(shared) // 40)][:40]
     for c in sample:
-        rows.append({"id": f"en-zh:{c}", "group": "bible-en-zh", "query": kjv[c], "mode": "hybrid",
-                     "relevant": [c], "filters": {"languages": ["zh"]}})
-        rows.append({"id": f"zh-en:{c}", "group": "bible-zh-en", "query": cuv[c], "mode": "hybrid",
-                     "relevant": [c], "filters": {"languages": ["en"]}})
-    for phrase in ("耶稣", "天地", "创造", "祷告", "信心", "爱人如己"):
+        rows.append(
+            {
+                "id": f"en-zh:{c}",
+                "group": "bible-en-zh",
+                "query": kjv[c],
+                "mode": "hybrid",
+                "relevant": [c],
+                "filters": {"languages": ["zh"]},
+            }
+        )
+        rows.append(
+            {
+                "id": f"zh-en:{c}",
+                "group": "bible-zh-en",
+                "query": cuv[c],
+                "mode": "hybrid",
+                "relevant": [c],
+                "filters": {"languages": ["en"]},
+            }
+        )
+    for phrase, traditional in TRADITIONAL.items():
         relevant = [c for c, t in cuv.items() if phrase in t]
-        traditional = {"耶稣": "耶穌", "天地": "天地", "创造": "創造", "祷告": "禱告", "信心": "信心", "爱人如己": "愛人如己"}[phrase]
-        rows.append({"id": f"zh-trad:{phrase}", "group": "zh-traditional", "query": traditional, "mode": "fuzzy",
-                     "relevant": relevant, "filters": {"languages": ["zh"]}, "k": 10})
+        rows.append(
+            {
+                "id": f"zh-trad:{phrase}",
+                "group": "zh-traditional",
+                "query": traditional,
+                "mode": "fuzzy",
+                "relevant": relevant,
+                "filters": {"languages": ["zh"]},
+                "k": 10,
+            }
+        )
     books, _ = cst.discover(DATA / "cst" / f"{CST_BOOK}.toc.xml.gz")
     paragraphs = [(p.coordinate, [canon(w) for w in re.findall(r"\w+", p.text)]) for p in cst.read_book(books[0])]
     for form in ("parivāsaṃ", "pārivāsikā", "mānattaṃ", "abbhānaṃ", "āpattiṃ", "bhikkhūnaṃ"):
         relevant = [c for c, ws in paragraphs if form in ws]
-        rows.append({"id": f"pali-fold:{form}", "group": "pali-fuzzy", "query": fold(form), "mode": "fuzzy",
-                     "relevant": relevant, "filters": {"books": [CST_BOOK]}, "k": 100})
+        rows.append(
+            {
+                "id": f"pali-fold:{form}",
+                "group": "pali-fuzzy",
+                "query": fold(form),
+                "mode": "fuzzy",
+                "relevant": relevant,
+                "filters": {"books": [CST_BOOK]},
+                "k": 100,
+            }
+        )
     analysis, _ = read_word_statistics(DATA / "wikipali" / "word_statistics")
     for lemma in ("parivāsa", "mānatta", "abbhāna", "pārivāsika"):
         forms = {a.word for a in analysis if a.base == lemma}
         relevant = [c for c, ws in paragraphs if forms & set(ws)]
-        rows.append({"id": f"pali-lemma:{lemma}", "group": "pali-lemma", "query": "", "lemma": lemma, "mode": "exact",
-                     "relevant": relevant, "filters": {"books": [CST_BOOK]}, "k": 100})
+        rows.append(
+            {
+                "id": f"pali-lemma:{lemma}",
+                "group": "pali-lemma",
+                "query": "",
+                "lemma": lemma,
+                "mode": "exact",
+                "relevant": relevant,
+                "filters": {"books": [CST_BOOK]},
+                "k": 100,
+            }
+        )
     for q in NONSENSE:
-        rows.append({"id": f"refuse:{q}", "group": "unanswerable", "query": to_simplified(q), "mode": "hybrid",
-                     "relevant": [], "answerable": False})
+        rows.append(
+            {
+                "id": f"refuse:{q}",
+                "group": "unanswerable",
+                "query": to_simplified(q),
+                "mode": "hybrid",
+                "relevant": [],
+                "answerable": False,
+            }
+        )
     out = ROOT / "eval" / "regression.jsonl"
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(f"{len(rows)} queries → {out}")

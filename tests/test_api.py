@@ -64,7 +64,6 @@ def test_page_ref(client):
         ({"q": "x", "category": "sutta"}, 400, "unknown_category"),
         ({"page_refs": "page 31"}, 400, "invalid_page_ref"),
         ({"q": "x", "resource_type": "video"}, 400, "invalid_parameter"),
-        ({"q": "x", "search_mode": "semantic"}, 400, "mode_unavailable"),
     ],
 )
 def test_bad_parameters_get_json_4xx(client, params, status, code):
@@ -129,3 +128,24 @@ def test_real_server(small_index):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_hybrid_and_refusal_over_http(client):
+    r = client.get(
+        "/api/v3/search", params={"q": "In the beginning God created", "search_mode": "hybrid", "language": "zh"}
+    ).json()
+    assert r["data"]["outcome"] == "hits" and r["data"]["results"][0]["coordinate"] == "bible/genesis/1:1"
+    assert r["query_info"]["routes"] == ["lexical", "vector"]
+    r = client.get("/api/v3/search", params={"q": "boiling point of tungsten", "search_mode": "hybrid"}).json()
+    assert r["data"]["outcome"] == "not_found" and r["data"]["results"] == []
+
+
+def test_semantic_without_vectors_is_a_clear_400(tmp_path, small_cst):
+    from gantha.ingest import ingest_cst
+    from gantha.store.embedded import EmbeddedStore
+
+    store = EmbeddedStore(tmp_path)
+    ingest_cst(store, small_cst / "e1208n.nrf.toc.xml.gz")
+    store.close()
+    r = TestClient(create_app(tmp_path)).get("/api/v3/search", params={"q": "x", "search_mode": "semantic"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "mode_unavailable"

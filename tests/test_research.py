@@ -153,7 +153,7 @@ def test_search_results_resolve_to_the_same_text(research):
         assert item.coordinate == hit.coordinate
         for piece in plain(hit.snippet).split(" … "):
             assert piece in item.text
-    english = research.search(SearchRequest(q="probation", languages=["en"], limit=5))
+    english = research.search(SearchRequest(q="probation", mode="exact", languages=["en"], limit=5))
     assert english.total > 0
     for hit in english.hits:
         item = research.get([hit.coordinate], channels=[hit.channel]).items[0]

@@ -153,6 +153,7 @@ class SearchRequest(BaseModel):
     scheme: str = "auto"  # input scheme of ASCII queries: auto, iast, velthuis, hk
     forms: list[str] = Field(default_factory=list)  # exact forms, any of which matches
     bold_only: bool = False  # keep only passages where a searched word stands in bold
+    related_id: str | None = None  # a verse reference such as "Rom 3:24" or "罗马书 3:24"
 
 
 class Hit(BaseModel):

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from gantha.corpus.bible import parse_reference
 from gantha.model import Coordinate, CoordinateError, Hit, Passage, QueryInfo, SearchRequest, SearchResponse
 from gantha.search.fusion import rrf
 from gantha.search.highlight import snippet
@@ -25,7 +26,7 @@ from gantha.search.service import Searcher, SearchError
 from gantha.store.base import Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
-from gantha.text.chinese import has_chinese, to_simplified
+from gantha.text.chinese import to_simplified
 from gantha.text.inflect import analyse, expand, grammar_label, grammar_short
 from gantha.text.pali import WORD_RE, canon, fold, normalize_query_text
 from gantha.text.refs import citation_pages, cite_page, parse_page_ref
@@ -411,14 +412,38 @@ class Research:
         result = self.store.search(sq)
         return [(h.passage.doc_id, h.score) for h in result.hits], result.total
 
+    def verse(self, reference: str) -> str:
+        """The coordinate of a verse reference (``Rom 3:24``, ``罗马书 3:24``) among the indexed Bibles."""
+        books = self.store.books("bible", channel=None)
+        names = {alias: rec.info.book for rec in books.values() for alias in rec.info.aliases}
+        ref = parse_reference(reference, names, [rec.info.book for rec in books.values()])
+        if ref.coordinate is None:
+            raise SearchError("invalid_parameter", f"{reference!r} names a chapter; give a verse (e.g. Rom 3:24)")
+        return ref.coordinate
+
+    def _related(self, req: SearchRequest) -> SearchResponse:
+        """Every channel's text of the verse a reference names."""
+        coordinate = self.verse(req.related_id or "")
+        channels = [c.name for c in self.store.all_channels()]
+        passages = [p for ch in channels if (p := self.store.get([coordinate], ch).get(coordinate))]
+        if req.languages:
+            passages = [p for p in passages if p.language.split("-")[0] in {x.split("-")[0] for x in req.languages}]
+        hits = [Hit.of(p, i, html.escape(p.text), 1.0) for i, p in enumerate(passages, start=1)]
+        info = QueryInfo(original=req.related_id or "", mode=req.mode, normalized=coordinate, routes=["reference"])
+        return SearchResponse(
+            total=len(hits), took_ms=0.0, hits=hits, query_info=info, outcome="hits" if hits else "no_hits"
+        )
+
     def search(self, req: SearchRequest, lemma: str | None = None) -> SearchResponse:
         """Search, expanding ``lemma`` to its attested forms first; explain an empty answer."""
+        if req.related_id:
+            return self._related(req)
         bridges = (
             self.bridges(req.q)
             if req.q.strip()
             and not (lemma or req.forms or req.page_ref)
             and req.mode != "exact"
-            and (has_chinese(req.q) or not self._is_pali(req.q))
+            and req.granularity != "sentence"
             else []
         )
         if bridges:
@@ -477,11 +502,6 @@ class Research:
                 "the closest candidates are listed as weak, not as answers"
             )
         return res
-
-    def _is_pali(self, text: str) -> bool:
-        """Whether every word of the text is a known Pali form (so no dictionary bridge is needed)."""
-        words = WORD_RE.findall(canon(text))
-        return bool(words) and all(self.store.forms_by_fold(fold(w)) for w in words)
 
     def _bridged(self, req: SearchRequest, bridges: list[dict[str, Any]]) -> SearchResponse:
         """The query's own route fused (RRF) with the Pali passages of the lemmas it names."""
@@ -744,16 +764,17 @@ class Research:
         return anchor if anchor and self.store.get([anchor], channel) else None
 
     def _pali(self, coordinate: str) -> Passage:
+        """The passage at a coordinate: the Pali original, else the first channel that has it."""
         c = str(Coordinate.parse(coordinate))
-        p = self.store.get([c]).get(c)
-        if p is None:
-            raise SearchError("not_found", f"no such coordinate: {c}")
-        return p
+        for channel in ["pali", *(ch.name for ch in self.store.all_channels() if ch.name != "pali")]:
+            if p := self.store.get([c], channel).get(c):
+                return p
+        raise SearchError("not_found", f"no such coordinate: {c}")
 
     def chapter(self, coordinate: str, confirm: bool = False, channel: str = "pali") -> ChapterResult:
         """The chapter around a coordinate: its size, and with ``confirm`` its text."""
         p = self._pali(coordinate)
-        passages = self.store.chapter(p.corpus, p.book, p.chapter, channel)
+        passages = self.store.chapter(p.corpus, p.book, p.chapter, channel if p.channel == "pali" else p.channel)
         chars = sum(len(x.text) for x in passages)
         result = ChapterResult(
             coordinate=p.coordinate,
@@ -786,8 +807,11 @@ class Research:
         for rec in self.store.all_channels():
             known.setdefault(rec.name, rec)
         statuses = []
+        relevant = {r.channel.name for r in self.store.channels(p.corpus, p.book)} | {p.channel}
+        if p.corpus != "cst":  # a Bible's channels are its translations, not the Pali ones
+            known = {name: info for name, info in known.items() if name in relevant}
         for name, info in known.items():
-            here = name == "pali" or p.coordinate in self.store.get([p.coordinate], name)
+            here = name == p.channel or p.coordinate in self.store.get([p.coordinate], name)
             anchor = None if here else self._part_of(p.coordinate, name)
             status = "available" if here else "part_of" if anchor else "missing"
             statuses.append(

@@ -38,7 +38,7 @@ from gantha.search.service import Searcher, SearchError
 from gantha.store.embedded import StoreError
 from gantha.text.refs import PageRefError
 
-RESOURCE_TYPES = {"cst": "cst", "pali": "cst", "tipitaka": "cst"}
+RESOURCE_TYPES = {"cst": "cst", "pali": "cst", "tipitaka": "cst", "bible": "bible", "md": "md", "markdown": "md"}
 
 
 class ErrorBody(BaseModel):
@@ -58,7 +58,10 @@ class SearchData(BaseModel):
     took: float  # milliseconds
     results: list[Hit]
     aggregations: dict[str, list[Bucket]]
-    outcome: str
+    outcome: str  # hits | no_hits | unattested_form | not_found
+    message: str | None = None
+    suggestions: list[str] = []
+    weak: list[Hit] = []  # with not_found: the best candidates, below the confidence threshold
 
 
 T = TypeVar("T")
@@ -215,6 +218,7 @@ def create_app(index: Path) -> FastAPI:
         forms: Annotated[str | None, Query(description="comma-separated exact forms; any matches")] = None,
         lemma: Annotated[str | None, Query(description="expand this lemma to its attested forms first")] = None,
         bold: Annotated[bool, Query(description="only where a searched word stands in bold")] = False,
+        related_id: Annotated[str | None, Query(description="a verse reference: Rom 3:24, 罗马书 3:24")] = None,
         similar: Annotated[
             str | None, Query(max_length=500, description="sentences like this one, whatever the inflection")
         ] = None,
@@ -242,6 +246,7 @@ def create_app(index: Path) -> FastAPI:
             scheme=scheme,
             forms=_split(forms),
             bold_only=bold,
+            related_id=related_id,
         )
         if similar:
             res = research().similar(
@@ -262,6 +267,9 @@ def create_app(index: Path) -> FastAPI:
             results=res.hits,
             aggregations=res.aggregations,
             outcome=res.outcome,
+            message=res.message,
+            suggestions=res.suggestions,
+            weak=res.weak,
         )
         return SearchEnvelope(data=data, query_info=res.query_info)
 

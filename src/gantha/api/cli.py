@@ -261,6 +261,8 @@ def search(
     bold: Annotated[bool, typer.Option("--bold", help="only where a searched word stands in bold")] = False,
     similar: Annotated[str | None, typer.Option(help="sentences like this one, whatever the inflection")] = None,
     granularity: Annotated[str | None, typer.Option(help="paragraph (default) or sentence")] = None,
+    ref: Annotated[str | None, typer.Option("--ref", help="a verse reference: 'Rom 3:24', '罗马书 3:24'")] = None,
+    lang: Annotated[str | None, typer.Option("--lang", help="languages, comma-separated: pali, en, zh, my")] = None,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -278,6 +280,8 @@ def search(
         forms=_split(forms),
         bold_only=bold,
         granularity=granularity,
+        related_id=ref,
+        languages=_split(lang),
     )
     if similar:
         res = _research(index).similar(
@@ -299,6 +303,19 @@ def search(
         f"({info.mode.value}, field {info.field}) in {res.took_ms:.1f} ms",
         highlight=False,
     )
+    if res.query_info.bridges:
+        out.print(
+            "bridges: "
+            + "; ".join(
+                f"{b['from']} → {b['to']} ({b['source']}, {len(b['forms'])} forms)" for b in res.query_info.bridges
+            ),
+            highlight=False,
+        )
+    if res.outcome == "not_found":
+        out.print(f"[bold red]not found[/bold red]: {escape(res.message or '')}", highlight=False)
+        for h in res.weak:
+            out.print(f"  weak {h.confidence or 0:.2f} {h.coordinate} {escape(f'[{h.channel}]')}", highlight=False)
+        return
     if res.message:
         err.print(f"[yellow]{escape(res.message)}[/yellow]", highlight=False)
         if res.suggestions:
@@ -313,7 +330,8 @@ def search(
     for h in res.hits:
         where = f"{h.book_title} › {h.path[-1]}" if h.path else h.book_title
         mark = " [bold]★[/bold]" if h.bold_match else (f" {h.similarity:.2f}" if h.similarity is not None else "")
-        table.add_row(str(h.rank), h.coordinate + mark, escape(where), _rich_snippet(h.snippet))
+        channel = "" if h.channel == "pali" else escape(f" [{h.channel}]")
+        table.add_row(str(h.rank), h.coordinate + channel + mark, escape(where), _rich_snippet(h.snippet))
     out.print(table)
     cats = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("category", []))
     books = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("book", [])[:6])

@@ -214,7 +214,7 @@ class Searcher:
             fused = vector
         else:
             lexical, info = self.lexical_ranking(req, depth)
-            info.routes = ["lexical", "vector"]
+            info.mode, info.routes = req.mode, ["lexical", "vector"]
             routes = [lexical, vector, *(extra or [])]
             info.routes += extra_routes or []
             if self.fusion == "weighted":
