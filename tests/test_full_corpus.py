@@ -88,3 +88,14 @@ def test_commentary_filter_and_tags(full_store):
     res = s.search(SearchRequest(q="parivasa*", categories=["atthakatha"], tags=["vinaya"], limit=50))
     assert res.total > 0
     assert all(h.category == "atthakatha" and "vinaya" in h.tags for h in res.hits)
+
+
+def test_chinese_term_reaches_pali_through_the_dictionaries(full_ingest):
+    from gantha.research import Research
+    from gantha.text.pali import fold
+
+    res = Research.open(full_ingest[0]).search(SearchRequest(q="夜叉", limit=10))
+    bridge = res.query_info.bridges[0]
+    assert bridge["to"] == "yakkha" and "yakkhā" in bridge["forms"] and "bridge" in res.query_info.routes
+    assert res.total > 100 and res.hits and all(h.channel == "pali" for h in res.hits)
+    assert all("yakkh" in fold(h.snippet) for h in res.hits)

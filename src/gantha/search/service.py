@@ -197,6 +197,7 @@ class Searcher:
             channels=filters.get("channel"),
             languages=filters.get("language"),
             exclude_channels=exclude,
+            books=filters.get("book"),
         )
 
     def search_fused(

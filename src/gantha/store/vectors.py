@@ -27,7 +27,7 @@ class VectorIndex:
         self.meta: list[tuple[str, str, str, int]] = []  # (corpus, channel, language, crc32 of the text)
         self.matrix = np.zeros((0, dim), dtype=np.float32)
         self._hnsw = None
-        self._columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._columns: tuple[np.ndarray, ...] | None = None
         if (self.dir / "meta.json").exists():
             meta = json.loads((self.dir / "meta.json").read_text())
             self.ids, self.meta = meta["ids"], [tuple(m) for m in meta["meta"]]
@@ -86,11 +86,12 @@ class VectorIndex:
         channels: list[str] | None = None,
         languages: list[str] | None = None,
         exclude_channels: dict[str, list[str]] | None = None,
+        books: list[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` nearest rows (cosine) that pass the filters, as (document id, score)."""
         if not self.ids:
             return []
-        mask = self._mask(corpora, channels, languages, exclude_channels)
+        mask = self._mask(corpora, channels, languages, exclude_channels, books)
         if len(self.ids) >= HNSW_FROM:
             return self._search_hnsw(query, k, mask)
         scores = self.matrix @ query.astype(np.float32)
@@ -102,18 +103,24 @@ class VectorIndex:
         top = top[np.argsort(-scores[top])]
         return [(self.ids[i], float(scores[i])) for i in top]
 
-    def _mask(self, corpora, channels, languages, exclude_channels) -> np.ndarray:
-        if self._columns is None:
-            self._columns = tuple(np.array([m[j] for m in self.meta], dtype=object) for j in range(3))
-        corpus, channel, language = self._columns
+    def _mask(self, corpora, channels, languages, exclude_channels, books=None) -> np.ndarray:
+        if self._columns is None:  # corpus, channel and base language ("zh" for zh-Hans) per row
+            self._columns = (
+                np.array([m[0] for m in self.meta], dtype=object),
+                np.array([m[1] for m in self.meta], dtype=object),
+                np.array([m[2].split("-")[0] for m in self.meta], dtype=object),
+                np.array([doc_id.split("/")[1] for doc_id in self.ids], dtype=object),
+            )
+        corpus, channel, language, book = self._columns
         mask = np.ones(len(self.ids), dtype=bool)
         if corpora:
             mask &= np.isin(corpus, corpora)
+        if books:
+            mask &= np.isin(book, books)
         if channels:
             mask &= np.isin(channel, channels)
         if languages:  # "zh" matches zh-Hans and zh-Hant
-            base = np.array([str(v).split("-")[0] for v in language], dtype=object)
-            mask &= np.isin(base, [lang.split("-")[0] for lang in languages])
+            mask &= np.isin(language, [lang.split("-")[0] for lang in languages])
         for name, keep in (exclude_channels or {}).items():
             mask &= ~((corpus == name) & ~np.isin(channel, keep))
         return mask
