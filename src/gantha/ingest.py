@@ -8,6 +8,7 @@ unchanged since their recorded ingest are skipped, so re-running an interrupted 
 
 from __future__ import annotations
 
+import os
 import time
 import zlib
 from collections.abc import Callable
@@ -295,6 +296,14 @@ def _replace_book(
     summary.bold_terms += sum(len(p.bold) for p in passages)
 
 
+def _chinese_terms(store: EmbeddedStore) -> list[str]:
+    """The dictionaries' Chinese renderings plus the user's list (GANTHA_ZH_TERMS), for segmentation."""
+    terms = Lexicon(store.path).chinese_terms()
+    if extra := os.environ.get("GANTHA_ZH_TERMS"):
+        terms += [line.split()[0] for line in Path(extra).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return terms
+
+
 def ingest_bible(
     store: EmbeddedStore, path: Path, *, force: bool = False, progress: Progress | None = None
 ) -> IngestSummary:
@@ -302,6 +311,7 @@ def ingest_bible(
     started = time.perf_counter()
     summary = IngestSummary("bible", str(path))
     found = bible.files(path)
+    store.fix_chinese_terms(_chinese_terms(store))
     for bf in found:
         try:
             info, chinese_name, verses = bible.read_file(bf)
@@ -329,6 +339,7 @@ def ingest_markdown(
     started = time.perf_counter()
     summary = IngestSummary("markdown", str(path))
     found = markdown.files(path)
+    store.fix_chinese_terms(_chinese_terms(store))
     for f in found:
         book = markdown.book_of(f, path)
         recorded = store.books("md", channel=markdown.CHANNEL.name).get(f"md/{book}")

@@ -25,12 +25,14 @@ import tantivy
 
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage
 from gantha.store.base import BookRecord, Clause, StoreHit, StoreQuery, StoreResult
+from gantha.text import chinese
 from gantha.text.analysis import index_texts
 from gantha.text.pali import fold
 
 SCHEMA_VERSION = 2
 TOKEN_PATTERN = r"[\p{L}\p{M}\p{N}]+"  # same as gantha.text.pali.WORD_RE
 RANK_FIRST_SCORE = 1000.0
+ZH_TERMS = "zh_terms.txt"
 TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
 TOP_PER_PREFIX = 20  # above any BM25 score a passage can reach
 _KEYWORD_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity")
@@ -84,6 +86,8 @@ class EmbeddedStore:
         except (OSError, ValueError) as exc:
             raise StoreError(f"cannot open index at {self.path}: {exc}") from exc
         self._index.register_tokenizer("gantha_words", _words_analyzer())
+        if (self.path / ZH_TERMS).exists():  # the Chinese terms this index was segmented with
+            chinese.register_user_dictionary(self.path / ZH_TERMS)
         self._writer: tantivy.IndexWriter | None = None
         self._changed = False  # documents added or deleted since the vocabulary was tabulated
         self._books_cache: dict[str, BookRecord] | None = None
@@ -153,6 +157,13 @@ class EmbeddedStore:
             except ValueError as exc:
                 raise StoreError(f"index at {self.path} is being written by another process ({exc})") from exc
         return self._writer
+
+    def fix_chinese_terms(self, terms: Iterable[str]) -> None:
+        """Record, once, the Chinese terms the segmenter uses for this index (index and queries must agree)."""
+        path = self.path / ZH_TERMS
+        if not path.exists():
+            path.write_text("".join(f"{t}\n" for t in terms), encoding="utf-8")
+        chinese.register_user_dictionary(path)
 
     def add(self, passages: Iterable[Passage]) -> int:
         writer = self.writer

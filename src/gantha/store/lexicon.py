@@ -6,6 +6,7 @@ OpenSearch): it is small, read-mostly, and needed by every backend alike.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from functools import cached_property
@@ -19,6 +20,7 @@ from gantha.text.chinese import has_chinese, to_simplified
 from gantha.text.inflect import EXTRA_SANDHI
 from gantha.text.pali import fold
 
+HAN_ONLY = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS analysis (word TEXT, base TEXT, count INTEGER, type TEXT);
 CREATE INDEX IF NOT EXISTS analysis_word ON analysis (word);
@@ -166,6 +168,10 @@ class Lexicon:
             found += self._english_meanings.get(key, [])
         seen: set[str] = set()
         return [(w, s) for w, s in found if not (w in seen or seen.add(w))][:3]
+
+    def chinese_terms(self, longest: int = 4) -> list[str]:
+        """Short Chinese renderings in the dictionaries (夜叉, 别住 …): the segmenter's Buddhist terms."""
+        return sorted({m for _, m, _ in self._chinese_meanings if 1 < len(m) <= longest and HAN_ONLY.match(m)})
 
     def headwords_by_meaning(self, text: str, limit: int = 10) -> list[tuple[str, str]]:
         """Pali headwords whose Chinese meaning contains ``text``: (word, that meaning), closest first."""

@@ -18,6 +18,7 @@ from pathlib import Path
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _lock = threading.Lock()
 _user_words: set[str] = set()
+_pending: list[Path] = []  # user dictionaries to load when the segmenter first starts
 
 
 def has_chinese(text: str) -> bool:
@@ -43,12 +44,16 @@ def _segmenter():
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.Tokenizer()
     tokenizer.initialize()
+    for path in _pending:
+        _add(tokenizer, _read_words(path))
     return tokenizer
 
 
-def add_words(words: Iterable[str]) -> int:
-    """Teach the segmenter terms (simplified form); return how many were new."""
-    seg = _segmenter()
+def _read_words(path: Path) -> list[str]:
+    return [line.split()[0] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _add(seg, words: Iterable[str]) -> int:
     n = 0
     with _lock:
         for w in words:
@@ -60,9 +65,19 @@ def add_words(words: Iterable[str]) -> int:
     return n
 
 
-def load_user_dictionary(path: Path) -> int:
-    """A word list, one term per line (optionally followed by a frequency), as jieba reads it."""
-    return add_words(line.split()[0] for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+def register_user_dictionary(path: Path) -> None:
+    """Use this word list (one term per line) for every segmentation, from the first one on."""
+    path = Path(path)
+    if path in _pending:
+        return
+    _pending.append(path)
+    if _segmenter.cache_info().currsize:  # already running: add the words now
+        _add(_segmenter(), _read_words(path))
+
+
+def add_words(words: Iterable[str]) -> int:
+    """Teach the segmenter terms (simplified form); return how many were new."""
+    return _add(_segmenter(), words)
 
 
 def tokens(text: str) -> list[tuple[str, int, int]]:
