@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -240,4 +241,17 @@ class SearchResponse(BaseModel):
     outcome: str = "hits"  # hits | no_hits | unattested_form | not_found
     message: str | None = None
     weak: list[Hit] = Field(default_factory=list)  # with not_found: the best candidates, below the threshold
+
+    @classmethod
+    def timed(cls, started: float, total: int, hits: list[Hit], query_info: QueryInfo, **extra: Any) -> SearchResponse:
+        """A response whose ``took_ms`` counts from ``started`` (perf_counter) and whose outcome follows the hits."""
+        return cls(
+            total=total,
+            took_ms=round((time.perf_counter() - started) * 1000, 2),
+            hits=hits,
+            query_info=query_info,
+            outcome="hits" if total and hits else "no_hits",
+            **extra,
+        )
+
     suggestions: list[str] = Field(default_factory=list)

@@ -430,9 +430,7 @@ class Research:
             passages = [p for p in passages if p.language.split("-")[0] in {x.split("-")[0] for x in req.languages}]
         hits = [Hit.of(p, i, html.escape(p.text), 1.0) for i, p in enumerate(passages, start=1)]
         info = QueryInfo(original=req.related_id or "", mode=req.mode, normalized=coordinate, routes=["reference"])
-        return SearchResponse(
-            total=len(hits), took_ms=0.0, hits=hits, query_info=info, outcome="hits" if hits else "no_hits"
-        )
+        return SearchResponse.timed(time.perf_counter(), len(hits), hits, info)
 
     def search(self, req: SearchRequest, lemma: str | None = None) -> SearchResponse:
         """Search, expanding ``lemma`` to its attested forms first; explain an empty answer."""
@@ -527,13 +525,7 @@ class Research:
             ]
             info.routes = ["lexical", "bridge"]
             info.fusion = "rrf"
-            res = SearchResponse(
-                total=own_total + bridge_total,
-                took_ms=round((time.perf_counter() - started) * 1000, 2),
-                hits=hits,
-                query_info=info,
-                outcome="hits" if hits else "no_hits",
-            )
+            res = SearchResponse.timed(started, own_total + bridge_total, hits, info)
         res.query_info.bridges = bridges
         return res
 
@@ -557,13 +549,7 @@ class Research:
             info.notes.append(f"sentences of the {SENTENCE_PARAGRAPHS} best of {result.total} matching paragraphs")
         page = found[req.offset : req.offset + req.limit]
         hits = [Hit.of(p, rank, marked, 1.0, sentence=k) for rank, (p, k, marked) in enumerate(page, req.offset + 1)]
-        return SearchResponse(
-            total=len(found),
-            took_ms=round((time.perf_counter() - started) * 1000, 2),
-            hits=hits,
-            query_info=info,
-            outcome="hits" if found else "no_hits",
-        )
+        return SearchResponse.timed(started, len(found), hits, info)
 
     def dist(self, forms: list[str], lemma: str | None = None, **filters: Any) -> DistResult:
         """Hits per book (with title, category and tags) for any of the forms, most first."""
@@ -643,13 +629,7 @@ class Research:
             "paragraphs_examined": len(result.hits),
             "paragraphs_matching": result.total,
         }
-        return SearchResponse(
-            total=len(scored),
-            took_ms=round((time.perf_counter() - started) * 1000, 2),
-            hits=hits,
-            query_info=info,
-            outcome="hits" if scored else "no_hits",
-        )
+        return SearchResponse.timed(started, len(scored), hits, info)
 
     # get / chapter / versions --------------------------------------------------------------------
 

@@ -149,14 +149,7 @@ class Searcher:
             p = h.passage
             text, _ = snippet(p.text, analyse, terms, analysed.phrases, analysed.prefixes)
             hits.append(Hit.of(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref))
-        return SearchResponse(
-            total=result.total,
-            took_ms=round((time.perf_counter() - started) * 1000, 2),
-            hits=hits,
-            aggregations=self._buckets(result.aggregations),
-            query_info=info,
-            outcome="hits" if result.total else "no_hits",
-        )
+        return SearchResponse.timed(started, result.total, hits, info, aggregations=self._buckets(result.aggregations))
 
     def _buckets(self, aggregations: dict[str, list[tuple[str, int]]]) -> dict[str, list[Bucket]]:
         titles = {rec.info.book: rec.info.title for rec in self.store.books(channel=None).values()}
@@ -233,10 +226,4 @@ class Searcher:
                 text, _ = snippet(p.text, fold, terms, analysed.phrases, analysed.prefixes)
                 hits.append(Hit.of(p, rank, text, round(score, 4)))
         info.notes.append(f"{req.mode.value}: ranked candidates, not an exhaustive count")
-        return SearchResponse(
-            total=len(fused),
-            took_ms=round((time.perf_counter() - started) * 1000, 2),
-            hits=hits,
-            query_info=info,
-            outcome="hits" if hits else "no_hits",
-        )
+        return SearchResponse.timed(started, len(fused), hits, info)
