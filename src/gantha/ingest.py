@@ -169,6 +169,7 @@ def ingest_myanmar(
     summary = IngestSummary("myanmar", str(path))
     found = myanmar.files(path)
     recorded = store.books("cst", channel=myanmar.CHANNEL.name)
+    reported = 0  # passages already shown by the progress callback
     for f in found:
         book = myanmar.BOOKS.get(myanmar.stem(f))
         if (
@@ -187,7 +188,8 @@ def ingest_myanmar(
             except myanmar.UnalignedError as exc:
                 summary.skipped.append({"item": f.name, "reason": str(exc)})
         if progress:
-            progress(f.name, 0, len(found))
+            progress(f.name, summary.passages - reported, len(found))
+            reported = summary.passages
     store.finish()
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
@@ -312,6 +314,7 @@ def ingest_bible(
     summary = IngestSummary("bible", str(path))
     found = bible.files(path)
     store.fix_chinese_terms(_chinese_terms(store))
+    reported = 0  # passages already shown by the progress callback
     for bf in found:
         try:
             info, chinese_name, verses = bible.read_file(bf)
@@ -324,7 +327,8 @@ def ingest_bible(
         except SourceError as exc:
             summary.skipped.append({"item": bf.path.name, "reason": str(exc)})
         if progress:
-            progress(bf.path.name, 0, len(found))
+            progress(bf.path.name, summary.passages - reported, len(found))
+            reported = summary.passages
     if not found:
         summary.skipped.append({"item": str(path), "reason": "no Bible book files (kjv*.xml, hhb*.xml) found"})
     store.finish()
@@ -340,6 +344,7 @@ def ingest_markdown(
     summary = IngestSummary("markdown", str(path))
     found = markdown.files(path)
     store.fix_chinese_terms(_chinese_terms(store))
+    reported = 0  # passages already shown by the progress callback
     for f in found:
         book = markdown.book_of(f, path)
         recorded = store.books("md", channel=markdown.CHANNEL.name).get(f"md/{book}")
@@ -352,7 +357,8 @@ def ingest_markdown(
             except (SourceError, ValueError) as exc:
                 summary.skipped.append({"item": f.name, "reason": str(exc)})
         if progress:
-            progress(f.name, 0, len(found))
+            progress(f.name, summary.passages - reported, len(found))
+            reported = summary.passages
     store.finish()
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
