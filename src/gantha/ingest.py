@@ -217,6 +217,9 @@ def ingest_suttacentral(
 
     grouped: dict[tuple[str, str], tuple[object, list, list[str]]] = {}
     for text in texts:
+        if not text.channels:
+            summary.skipped.append({"item": text.text_id, "reason": "only edition references, no text to align"})
+            continue
         try:
             book, passages = suttacentral.read_text_channels(text, find_book)
         except ValueError as exc:

@@ -173,7 +173,7 @@ def create_app(index: Path) -> FastAPI:
     def health() -> HealthEnvelope:
         s = searcher()
         books = s.store.books()
-        corpora = sorted({r.info.corpus for r in books.values()})
+        corpora = sorted({r.info.corpus for r in s.store.books(channel=None).values()})
         return HealthEnvelope(
             data=HealthData(
                 status="ok", version=__version__, passages=s.store.count(), books=len(books), corpora=corpora
