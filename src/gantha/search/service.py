@@ -45,7 +45,7 @@ class Searcher:
     # --- request → store query ---------------------------------------------------------------
 
     def _filters(self, req: SearchRequest) -> dict[str, list[str]]:
-        books_known = self.store.books()
+        books_known = self.store.books(channel=None)
         filters: dict[str, list[str]] = {}
         books = _norm_filter(req.books)
         if books:
