@@ -72,8 +72,10 @@ def build_server(index: Path) -> MCPServer:
         """Search Pali passages; returns coordinates, snippets and per-book/category counts.
 
         mode "fuzzy" ignores diacritics (type parivasa for parivāsa); "exact" matches the form as
-        written. The query understands "a phrase", -excluded and prefix*. To find every inflection
-        of a word, do NOT rely on one form: pass `lemma` (expanded to its attested forms, listed in
+        written; "semantic" and "hybrid" search by meaning (vectors, across languages) and may answer
+        outcome "not_found" with only "weak" candidates: then say the texts do not have it.
+        The query understands "a phrase", -excluded and prefix*. To find every inflection of a word,
+        do NOT rely on one form: pass `lemma` (expanded to its attested forms, listed in
         query_info.lemma) or the `forms` from the `forms` tool. bold=true keeps passages where the
         word stands in bold — the commentaries' definitions. categories: mula (root texts),
         atthakatha (commentaries), tika (subcommentaries), anya (others). An outcome of
@@ -145,8 +147,10 @@ def build_server(index: Path) -> MCPServer:
     # the function-calling set of the original design
     @tool
     def search_by_query(query: str, page: int = 1, page_size: int = 10) -> dict[str, Any]:
-        """Plain keyword search over the Pali (diacritic-insensitive). For descriptive questions."""
-        return _search(q=query, limit=page_size, offset=(page - 1) * page_size)
+        """Search by meaning and words together (hybrid) for descriptive questions, in any language;
+        falls back to keyword search where no vectors were built."""
+        mode = SearchMode.HYBRID if research.searcher.semantic else SearchMode.FUZZY
+        return _search(q=query, mode=mode, limit=page_size, offset=(page - 1) * page_size)
 
     @tool
     def search_by_page_ref(page_ref: str) -> dict[str, Any]:
