@@ -105,6 +105,7 @@ class Passage:
     chapter: int = 0  # index of the chapter (top heading below the book) within the book
     kind: str = ""  # paragraph type, e.g. CST rend="bodytext"
     chapter_title: str = ""
+    primary: bool = True  # False for a translation aligned to an original: searched only when asked for
     bold: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     page_refs: list[str] = field(default_factory=list)  # every page the passage touches: P2.0031

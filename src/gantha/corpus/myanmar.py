@@ -125,6 +125,7 @@ def read_file(path: Path, book: str | None = None) -> Iterator[Passage]:
                 display=_SPLIT.sub("", text),
                 channel=CHANNEL.name,
                 language=CHANNEL.language,
+                primary=False,  # aligned to the Pali original
             )
         elif current is not None and text and el.get("class") != "footnote":
             current.text += "\n" + text

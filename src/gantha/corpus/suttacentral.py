@@ -120,6 +120,7 @@ def read_text_channels(text: SegmentedText, find_book: BookFinder) -> tuple[str,
                         display=body,
                         channel=channel.name,
                         language=channel.language,
+                        primary=False,  # aligned to the CST original
                     )
                 )
     return book, passages

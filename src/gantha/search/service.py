@@ -98,7 +98,7 @@ class Searcher:
 
         sq = StoreQuery(limit=req.limit, offset=req.offset, filters=self._filters(req))
         if "language" not in sq.filters and "channel" not in sq.filters:
-            sq.corpus_channels = dict(DEFAULT_CHANNELS)  # the Pali original, unless a language or channel is asked
+            sq.filters["primary"] = ["yes"]  # originals, not aligned translations, unless a language is asked
         sq.must += [Clause(field, [t]) for t in analysed.terms]
         sq.must += [Clause(field, p, "phrase") for p in analysed.phrases]
         sq.must += [Clause(field, [p], "prefix") for p in analysed.prefixes]

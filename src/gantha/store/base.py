@@ -6,7 +6,8 @@ matches them. Analysed fields are logical names every backend provides:
 * ``fold`` / ``exact`` — passage text, diacritics folded / canonical form as written;
 * ``bold_fold`` / ``bold_exact`` — the same for the bold (defined) terms only;
 * ``page_refs`` / ``page_starts`` — normalised page keys (``P2.0031``) the passage touches / begins;
-* filter fields ``corpus``, ``book``, ``category``, ``tags``, ``channel``, ``language``, ``granularity``.
+* filter fields ``corpus``, ``book``, ``category``, ``tags``, ``channel``, ``language``, ``granularity``,
+  ``primary`` (``yes`` for originals and stand-alone texts, ``no`` for translations aligned to an original).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Literal, Protocol
 
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage
 
-FILTER_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity")
+FILTER_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity", "primary")
 TEXT_FIELDS = ("fold", "exact", "bold_fold", "bold_exact", "page_refs", "page_starts")
 
 
@@ -44,7 +45,6 @@ class StoreQuery:
     rank_first: list[Clause] = field(default_factory=list)
     filters: dict[str, list[str]] = field(default_factory=dict)
     book_pattern: str | None = None  # regular expression over book ids
-    corpus_channels: dict[str, list[str]] = field(default_factory=dict)  # corpus → the only channels kept
     limit: int = 10
     offset: int = 0
     order: Literal["score", "reading"] = "score"

@@ -29,13 +29,13 @@ from gantha.text import chinese
 from gantha.text.analysis import index_texts
 from gantha.text.pali import fold
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 TOKEN_PATTERN = r"[\p{L}\p{M}\p{N}]+"  # same as gantha.text.pali.WORD_RE
 RANK_FIRST_SCORE = 1000.0
 ZH_TERMS = "zh_terms.txt"
 TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
 TOP_PER_PREFIX = 20  # above any BM25 score a passage can reach
-_KEYWORD_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity")
+_KEYWORD_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity", "primary")
 
 
 class StoreError(RuntimeError):
@@ -180,6 +180,7 @@ class EmbeddedStore:
                 channel=p.channel,
                 language=sorted({p.language, p.language.split("-")[0]}),  # "zh" finds zh-Hans and zh-Hant
                 granularity=p.granularity,
+                primary="yes" if p.primary else "no",
                 fold=folded,
                 exact=exact,
                 page_refs=p.page_refs,
@@ -293,12 +294,6 @@ class EmbeddedStore:
                         else tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms]),
                     )
                 )
-        for corpus, channels in q.corpus_channels.items():  # in this corpus, only these channels
-            other = tantivy.Query.boolean_query(
-                [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "corpus", corpus))]
-                + [(tantivy.Occur.MustNot, tantivy.Query.term_query(self.schema, "channel", c)) for c in channels]
-            )
-            parts.append((tantivy.Occur.MustNot, other))
         if q.book_pattern:
             parts.append((tantivy.Occur.Must, tantivy.Query.regex_query(self.schema, "book", q.book_pattern + ".*")))
         if not any(occur != tantivy.Occur.MustNot for occur, _ in parts):
