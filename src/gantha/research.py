@@ -26,7 +26,7 @@ from gantha.search.service import Searcher, SearchError
 from gantha.store.base import Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
-from gantha.text.chinese import to_simplified
+from gantha.text.chinese import has_chinese, to_simplified
 from gantha.text.inflect import analyse, expand, grammar_label, grammar_short
 from gantha.text.pali import WORD_RE, canon, fold, normalize_query_text
 from gantha.text.refs import citation_pages, cite_page, parse_page_ref
@@ -442,6 +442,7 @@ class Research:
             and not (lemma or req.forms or req.page_ref)
             and req.mode != "exact"
             and req.granularity != "sentence"
+            and not self._is_pali(req.q)
             else []
         )
         if bridges:
@@ -500,6 +501,13 @@ class Research:
                 "the closest candidates are listed as weak, not as answers"
             )
         return res
+
+    def _is_pali(self, text: str) -> bool:
+        """Every word of the query is a Pali word of the index: no dictionary bridge is needed."""
+        if has_chinese(text):
+            return False
+        words = WORD_RE.findall(fold(text))
+        return bool(words) and all(self.store.forms_by_fold(w) for w in words)
 
     def _bridged(self, req: SearchRequest, bridges: list[dict[str, Any]]) -> SearchResponse:
         """The query's own route fused (RRF) with the Pali passages of the lemmas it names."""

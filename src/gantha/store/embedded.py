@@ -401,10 +401,12 @@ class EmbeddedStore:
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     def rebuild_vocabulary(self) -> int:
-        """Tabulate every indexed word form (folded, as written, paragraphs, bold paragraphs)."""
+        """Tabulate every Pali word form (folded, as written, paragraphs, bold paragraphs)."""
         searcher = self._index.searcher()
-        bold = dict(searcher.terms_with_prefix("bold_exact", ""))
-        rows = [(fold(form), form, n, bold.get(form, 0)) for form, n in searcher.terms_with_prefix("exact", "")]
+        pali = tantivy.Query.term_query(self.schema, "channel", "pali")  # the Pali words, not the translations'
+        bold = dict(searcher.terms_with_prefix("bold_exact", "", filter_query=pali))
+        terms = searcher.terms_with_prefix("exact", "", filter_query=pali)
+        rows = [(fold(form), form, n, bold.get(form, 0)) for form, n in terms if n > 0]
         top: dict[str, list[tuple]] = {}
         for folded, form, n, _ in rows:  # already most frequent first
             for k in range(1, min(TOP_PREFIX_LEN, len(folded)) + 1):
