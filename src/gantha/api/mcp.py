@@ -124,7 +124,7 @@ def build_server(index: Path) -> MCPServer:
         ready citations. channels: pali (default), my (Burmese), en (English), pli-ms. A channel
         without text there comes back with status "missing" — say so rather than translate yourself.
         tokens=true adds each word's lemma and grammar."""
-        return _dump(research.get(coordinates, channels or ["pali"], tokens))
+        return _dump(research.get(coordinates, channels or None, tokens))
 
     @tool
     def chapter(coordinate: str, confirm: bool = False) -> dict[str, Any]:
