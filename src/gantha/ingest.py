@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from gantha.corpus import bible, cst, dictionary, markdown, myanmar, suttacentral, wikipali
 from gantha.corpus.files import SourceError
@@ -161,38 +162,51 @@ def _signature(*files: Path) -> str:
     return "|".join(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)
 
 
+def _file_by_file(
+    store: EmbeddedStore,
+    summary: IngestSummary,
+    files: list,
+    handle: Callable[[Any], None],
+    progress: Progress | None,
+    started: float,
+) -> IngestSummary:
+    """Run ``handle`` on each file; a file it cannot read is reported and skipped, the rest go on."""
+    reported = 0  # passages already shown by the progress callback
+    for f in files:
+        name = getattr(f, "path", f).name
+        try:
+            handle(f)
+        except (SourceError, ValueError) as exc:
+            summary.skipped.append({"item": name, "reason": str(exc)})
+        if progress:
+            progress(name, summary.passages - reported, len(files))
+            reported = summary.passages
+    store.finish()
+    summary.seconds = round(time.perf_counter() - started, 2)
+    return summary
+
+
+def _unchanged(store: EmbeddedStore, corpus: str, book: str, channel: str, signature: str, force: bool) -> bool:
+    recorded = store.books(corpus, channel=channel).get(f"{corpus}/{book}")
+    return not force and recorded is not None and recorded.signature == signature
+
+
 def ingest_myanmar(
     store: EmbeddedStore, path: Path, *, force: bool = False, progress: Progress | None = None
 ) -> IngestSummary:
     """Ingest the Burmese translation as channel ``my``, aligned to the indexed CST paragraphs."""
     started = time.perf_counter()
     summary = IngestSummary("myanmar", str(path))
-    found = myanmar.files(path)
-    recorded = store.books("cst", channel=myanmar.CHANNEL.name)
-    reported = 0  # passages already shown by the progress callback
-    for f in found:
+
+    def handle(f: Path) -> None:
         book = myanmar.BOOKS.get(myanmar.stem(f))
-        if (
-            book
-            and not force
-            and recorded.get(f"cst/{book}", None)
-            and recorded[f"cst/{book}"].signature == _signature(f)
-        ):
+        if book and _unchanged(store, "cst", book, myanmar.CHANNEL.name, _signature(f), force):
             summary.unchanged += 1
-        else:
-            try:
-                passages = list(myanmar.read_file(f))
-                _store_channel(
-                    store, summary, passages[0].book, myanmar.CHANNEL, passages, _signature(f), str(f), f.name
-                )
-            except myanmar.UnalignedError as exc:
-                summary.skipped.append({"item": f.name, "reason": str(exc)})
-        if progress:
-            progress(f.name, summary.passages - reported, len(found))
-            reported = summary.passages
-    store.finish()
-    summary.seconds = round(time.perf_counter() - started, 2)
-    return summary
+            return
+        passages = list(myanmar.read_file(f))
+        _store_channel(store, summary, passages[0].book, myanmar.CHANNEL, passages, _signature(f), str(f), f.name)
+
+    return _file_by_file(store, summary, myanmar.files(path), handle, progress, started)
 
 
 def ingest_suttacentral(
@@ -316,27 +330,19 @@ def ingest_bible(
     started = time.perf_counter()
     summary = IngestSummary("bible", str(path))
     found = bible.files(path)
-    store.fix_chinese_terms(_chinese_terms(store))
-    reported = 0  # passages already shown by the progress callback
-    for bf in found:
-        try:
-            info, chinese_name, verses = bible.read_file(bf)
-            recorded = store.books("bible", channel=bf.channel.name).get(f"bible/{info.book}")
-            if not force and recorded and recorded.signature == _signature(bf.path):
-                summary.unchanged += 1
-            else:
-                info.aliases = [chinese_name] if chinese_name else []
-                _replace_book(store, summary, info, bf.channel, list(verses), _signature(bf.path), str(bf.path))
-        except SourceError as exc:
-            summary.skipped.append({"item": bf.path.name, "reason": str(exc)})
-        if progress:
-            progress(bf.path.name, summary.passages - reported, len(found))
-            reported = summary.passages
     if not found:
         summary.skipped.append({"item": str(path), "reason": "no Bible book files (kjv*.xml, hhb*.xml) found"})
-    store.finish()
-    summary.seconds = round(time.perf_counter() - started, 2)
-    return summary
+    store.fix_chinese_terms(_chinese_terms(store))
+
+    def handle(bf: bible.BibleFile) -> None:
+        info, chinese_name, verses = bible.read_file(bf)
+        if _unchanged(store, "bible", info.book, bf.channel.name, _signature(bf.path), force):
+            summary.unchanged += 1
+            return
+        info.aliases = [chinese_name] if chinese_name else []
+        _replace_book(store, summary, info, bf.channel, list(verses), _signature(bf.path), str(bf.path))
+
+    return _file_by_file(store, summary, found, handle, progress, started)
 
 
 def ingest_markdown(
@@ -345,26 +351,16 @@ def ingest_markdown(
     """Ingest a folder of Markdown/text books as heading-aware chunks."""
     started = time.perf_counter()
     summary = IngestSummary("markdown", str(path))
-    found = markdown.files(path)
     store.fix_chinese_terms(_chinese_terms(store))
-    reported = 0  # passages already shown by the progress callback
-    for f in found:
-        book = markdown.book_of(f, path)
-        recorded = store.books("md", channel=markdown.CHANNEL.name).get(f"md/{book}")
-        if not force and recorded and recorded.signature == _signature(f):
+
+    def handle(f: Path) -> None:
+        if _unchanged(store, "md", markdown.book_of(f, path), markdown.CHANNEL.name, _signature(f), force):
             summary.unchanged += 1
-        else:
-            try:
-                info, passages = markdown.read_file(f, path)
-                _replace_book(store, summary, info, markdown.CHANNEL, passages, _signature(f), str(f))
-            except (SourceError, ValueError) as exc:
-                summary.skipped.append({"item": f.name, "reason": str(exc)})
-        if progress:
-            progress(f.name, summary.passages - reported, len(found))
-            reported = summary.passages
-    store.finish()
-    summary.seconds = round(time.perf_counter() - started, 2)
-    return summary
+            return
+        info, passages = markdown.read_file(f, path)
+        _replace_book(store, summary, info, markdown.CHANNEL, passages, _signature(f), str(f))
+
+    return _file_by_file(store, summary, markdown.files(path), handle, progress, started)
 
 
 # --- vectors ------------------------------------------------------------------------------------------
