@@ -22,6 +22,7 @@ from gantha.store.base import BookRecord, Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
 from gantha.store.vectors import VectorIndex
+from gantha.text import chinese
 
 COMMIT_EVERY = 100_000  # passages between commits: the most an interruption can lose
 
@@ -319,7 +320,7 @@ def _chinese_terms(store: EmbeddedStore) -> list[str]:
     """The dictionaries' Chinese renderings plus the user's list (GANTHA_ZH_TERMS), for segmentation."""
     terms = Lexicon(store.path).chinese_terms()
     if extra := os.environ.get("GANTHA_ZH_TERMS"):
-        terms += [line.split()[0] for line in Path(extra).read_text(encoding="utf-8").splitlines() if line.strip()]
+        terms += chinese.read_words(Path(extra))
     return terms
 
 

@@ -19,7 +19,6 @@ from typing import Literal, Protocol
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage
 
 FILTER_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity", "primary")
-TEXT_FIELDS = ("fold", "exact", "bold_fold", "bold_exact", "page_refs", "page_starts")
 
 
 @dataclass(slots=True)
@@ -114,10 +113,6 @@ class Store(Protocol):
 
     def vocabulary(self, prefix: str, limit: int = 10) -> list[tuple[str, str, int]]:
         """Words whose folded form starts with ``prefix``: (folded, form, paragraphs), most frequent first."""
-        ...
-
-    def doc_freq(self, field: str, term: str) -> int:
-        """Paragraphs holding ``term`` in an analysed field (``exact``, ``bold_exact`` …)."""
         ...
 
     def count(self) -> int: ...

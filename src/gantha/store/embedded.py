@@ -24,7 +24,7 @@ import orjson
 import tantivy
 
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage
-from gantha.store.base import BookRecord, Clause, StoreHit, StoreQuery, StoreResult
+from gantha.store.base import FILTER_FIELDS, BookRecord, Clause, StoreHit, StoreQuery, StoreResult
 from gantha.text import chinese
 from gantha.text.analysis import index_texts
 from gantha.text.pali import fold
@@ -35,7 +35,6 @@ RANK_FIRST_SCORE = 1000.0
 ZH_TERMS = "zh_terms.txt"
 TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
 TOP_PER_PREFIX = 20  # above any BM25 score a passage can reach
-_KEYWORD_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity", "primary")
 
 
 class StoreError(RuntimeError):
@@ -45,7 +44,7 @@ class StoreError(RuntimeError):
 def _schema() -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
     b.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
-    for name in _KEYWORD_FIELDS:
+    for name in FILTER_FIELDS:
         b.add_text_field(name, stored=False, fast=True, tokenizer_name="raw", index_option="basic")
     b.add_integer_field("seq", stored=False, indexed=True, fast=True)
     b.add_integer_field("chapter", stored=False, indexed=True, fast=True)
@@ -434,6 +433,3 @@ class EmbeddedStore:
                 "SELECT form, paragraphs, bold FROM vocab WHERE fold=? ORDER BY paragraphs DESC", (folded,)
             ).fetchall()
         return [tuple(r) for r in rows]  # type: ignore[misc]
-
-    def doc_freq(self, field: str, term: str) -> int:
-        return self._index.searcher().doc_freq(field, term)

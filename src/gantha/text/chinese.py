@@ -45,11 +45,12 @@ def _segmenter():
     tokenizer = jieba.Tokenizer()
     tokenizer.initialize()
     for path in _pending:
-        _add(tokenizer, _read_words(path))
+        _add(tokenizer, read_words(path))
     return tokenizer
 
 
-def _read_words(path: Path) -> list[str]:
+def read_words(path: Path) -> list[str]:
+    """A word list, one term per line (anything after the first blank is ignored, as jieba does)."""
     return [line.split()[0] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
@@ -72,7 +73,7 @@ def register_user_dictionary(path: Path) -> None:
         return
     _pending.append(path)
     if _segmenter.cache_info().currsize:  # already running: add the words now
-        _add(_segmenter(), _read_words(path))
+        _add(_segmenter(), read_words(path))
 
 
 def add_words(words: Iterable[str]) -> int:
@@ -90,8 +91,3 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
         if word.strip() and (has_chinese(word) or word.isalnum()):
             out.append((word.lower(), start, end))
     return out
-
-
-def segment(text: str) -> str:
-    """Simplified, segmented text with words separated by spaces: what the index stores for Chinese."""
-    return " ".join(w for w, _, _ in tokens(text))

@@ -50,12 +50,6 @@ def words(text: str) -> list[str]:
     return WORD_RE.findall(text)
 
 
-def has_diacritics(text: str) -> bool:
-    """True when folding would change the text (it carries Pali diacritics)."""
-    lowered = canon(text)
-    return fold(lowered) != lowered
-
-
 # --- input schemes -------------------------------------------------------------------------------
 
 _VELTHUIS = [
