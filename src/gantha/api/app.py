@@ -13,7 +13,6 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gantha import __version__
-from gantha.config import settings
 from gantha.model import (
     MAX_LIMIT,
     MAX_OFFSET,
@@ -23,6 +22,7 @@ from gantha.model import (
     QueryInfo,
     SearchMode,
     SearchRequest,
+    comma_list,
 )
 from gantha.research import (
     ChapterResult,
@@ -131,8 +131,7 @@ def create_app(index: Path) -> FastAPI:
 
     def research() -> Research:
         if "r" not in state:
-            s = settings()
-            state["r"] = Research.open(index, s.embedder, s.fusion)
+            state["r"] = Research.open(index)
         return state["r"]
 
     def searcher() -> Searcher:
@@ -244,7 +243,7 @@ def create_app(index: Path) -> FastAPI:
             limit=page_size,
             offset=(page - 1) * page_size,
             scheme=scheme,
-            forms=_split(forms),
+            forms=comma_list(forms),
             bold_only=bold,
             related_id=related_id,
         )
@@ -298,7 +297,9 @@ def create_app(index: Path) -> FastAPI:
     ) -> Envelope[DistResult]:
         if not forms and not lemma:
             raise SearchError("empty_query", "give forms or a lemma")
-        return Envelope(data=research().dist(_split(forms), lemma=lemma, bold_only=bold, categories=_split(category)))
+        return Envelope(
+            data=research().dist(comma_list(forms), lemma=lemma, bold_only=bold, categories=comma_list(category))
+        )
 
     @app.get("/api/v3/get", summary="Paragraphs by coordinate, with citations", responses=ERRORS)
     def get(
@@ -309,7 +310,7 @@ def create_app(index: Path) -> FastAPI:
         ] = None,
         tokens: bool = False,
     ) -> Envelope[GetResult]:
-        return Envelope(data=research().get(_split(coordinates), _split(channel) or None, tokens))
+        return Envelope(data=research().get(comma_list(coordinates), comma_list(channel) or None, tokens))
 
     @app.get("/api/v3/chapter", summary="The chapter around a coordinate: size, or text with confirm", responses=ERRORS)
     def chapter(coordinate: str, confirm: bool = False, channel: str = "pali") -> Envelope[ChapterResult]:
@@ -320,7 +321,3 @@ def create_app(index: Path) -> FastAPI:
         return Envelope(data=research().versions(coordinate))
 
     return app
-
-
-def _split(value: str | None) -> list[str]:
-    return [v.strip() for v in (value or "").split(",") if v.strip()]

@@ -36,7 +36,7 @@ from gantha.ingest import (
     ingest_myanmar,
     ingest_suttacentral,
 )
-from gantha.model import CoordinateError, SearchMode, SearchRequest
+from gantha.model import CoordinateError, SearchMode, SearchRequest, comma_list
 from gantha.research import Research
 from gantha.search.service import SearchError
 from gantha.store.embedded import EmbeddedStore, StoreError
@@ -60,13 +60,7 @@ def _index(index: Path | None) -> Path:
 
 
 def _research(index: Path | None) -> Research:
-    s = settings()
-    return Research.open(_index(index), s.embedder, s.fusion)
-
-
-def _split(values: str | list[str] | None) -> list[str]:
-    items = [values] if isinstance(values, str) else values or []
-    return [v.strip() for item in items for v in item.split(",") if v.strip()]
+    return Research.open(_index(index))
 
 
 def _fail(message: str, code: int) -> None:
@@ -158,7 +152,7 @@ def _ingest_one(source: str, index: Path, path: Path, force: bool, show_progress
 
 
 def _vector_corpora() -> list[str]:
-    return [c.strip() for c in settings().vector_corpora.split(",") if c.strip()]
+    return comma_list(settings().vector_corpora)
 
 
 def _embed(store: EmbeddedStore, corpora: list[str], show_progress: bool) -> IngestSummary:
@@ -277,11 +271,11 @@ def search(
         limit=limit,
         offset=offset,
         scheme=scheme,
-        forms=_split(forms),
+        forms=comma_list(forms),
         bold_only=bold,
         granularity=granularity,
         related_id=ref,
-        languages=_split(lang),
+        languages=comma_list(lang),
     )
     if similar:
         res = _research(index).similar(
@@ -350,7 +344,7 @@ def embed(
     """Give vectors to every passage of these corpora that has none (semantic and hybrid search)."""
     store = EmbeddedStore(_index(index), create=False)
     try:
-        summary = _embed(store, _split(corpus) or _vector_corpora(), not as_json)
+        summary = _embed(store, comma_list(corpus) or _vector_corpora(), not as_json)
     finally:
         store.close()
     if as_json:
@@ -380,7 +374,7 @@ def eval_(
     if calibrate:
         cal = evaluate.calibrate(research, queries)
         err.print(f"calibrated: threshold {cal.threshold} ({cal.source})", highlight=False)
-    result = evaluate.run(research, queries, _split(modes) or None)
+    result = evaluate.run(research, queries, comma_list(modes) or None)
     if report:
         report.write_text(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
     if as_json:
@@ -446,7 +440,7 @@ def dist(
     as_json: JsonOpt = False,
 ) -> None:
     """How the hits of these forms spread over books (title, category, tags), most first."""
-    res = _research(index).dist(_split(forms), lemma=lemma, bold_only=bold, categories=category or [])
+    res = _research(index).dist(comma_list(forms), lemma=lemma, bold_only=bold, categories=category or [])
     if as_json:
         return _print_json(res.model_dump())
     table = Table("book", "title", "category", "tags", "paragraphs")
@@ -470,7 +464,7 @@ def get(
     as_json: JsonOpt = False,
 ) -> None:
     """Paragraphs by coordinate, with citations; a channel without text there is reported missing."""
-    res = _research(index).get(coordinates, _split(channel) or None, tokens=tokens)
+    res = _research(index).get(coordinates, comma_list(channel) or None, tokens=tokens)
     if as_json:
         return _print_json(res.model_dump())
     for it in res.items:

@@ -14,7 +14,6 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from gantha.config import settings
 from gantha.model import SearchMode, SearchRequest
 from gantha.research import Research
 from gantha.store.embedded import StoreError
@@ -34,8 +33,7 @@ def _dump(model: Any) -> dict[str, Any]:
 
 def build_server(index: Path) -> MCPServer:
     """An MCP server over the index at ``index``."""
-    s = settings()
-    research = Research.open(index, s.embedder, s.fusion)
+    research = Research.open(index)
     server = MCPServer("gantha", instructions=INSTRUCTIONS, log_level="WARNING")
 
     def tool(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from gantha.model import Bucket, Category, Hit, QueryInfo, SearchMode, SearchRequest, SearchResponse
+from gantha.model import Bucket, Category, Hit, QueryInfo, SearchMode, SearchRequest, SearchResponse, comma_list
 from gantha.search.fusion import rrf, weighted
 from gantha.search.highlight import snippet
 from gantha.search.query import ParsedQuery, parse_query
@@ -30,10 +30,6 @@ class SearchError(ValueError):
         self.code = code
 
 
-def _norm_filter(values: list[str]) -> list[str]:
-    return [v for item in values for v in (s.strip() for s in item.split(",")) if v]
-
-
 class Searcher:
     """Answers search requests against one store."""
 
@@ -47,7 +43,7 @@ class Searcher:
     def _filters(self, req: SearchRequest) -> dict[str, list[str]]:
         books_known = self.store.books(channel=None)
         filters: dict[str, list[str]] = {}
-        books = _norm_filter(req.books)
+        books = comma_list(req.books)
         if books:
             by_id = {rec.info.book: rec for rec in books_known.values()}
             unknown = [b for b in books if b not in by_id and b not in books_known]
@@ -57,20 +53,20 @@ class Searcher:
                     f"unknown book {unknown[0]!r}: books are ids such as vin02m3.mul (see /api/v3/books)",
                 )
             filters["book"] = [b.split("/", 1)[1] if b in books_known else b for b in books]
-        categories = [fold(c).replace("-", "") for c in _norm_filter(req.categories)]
+        categories = [fold(c).replace("-", "") for c in comma_list(req.categories)]
         valid = [c.value for c in Category]
         if bad := [c for c in categories if c not in valid]:
             raise SearchError("unknown_category", f"unknown category {bad[0]!r}; one of {', '.join(valid)}")
         if categories:
             filters["category"] = categories
-        tags = [fold(t) for t in _norm_filter(req.tags)]
+        tags = [fold(t) for t in comma_list(req.tags)]
         known_tags = {t for rec in books_known.values() for t in rec.info.tags}
         if bad := [t for t in tags if t not in known_tags]:
             raise SearchError("unknown_tag", f"unknown tag {bad[0]!r}; known tags: {', '.join(sorted(known_tags))}")
         if tags:
             filters["tags"] = tags
         for name, values in (("language", req.languages), ("channel", req.channels), ("corpus", req.corpora)):
-            if vals := _norm_filter(values):
+            if vals := comma_list(values):
                 filters[name] = vals
 
         if req.granularity not in (None, "paragraph", "sentence"):

@@ -342,13 +342,8 @@ class EmbeddedStore:
         return Passage(**orjson.loads(doc["passage"][0]))
 
     def get(self, coordinates: list[str], channel: str = "pali") -> dict[str, Passage]:
-        if not coordinates:
-            return {}
-        searcher = self._index.searcher()
-        ids = [f"{c}@{channel}" for c in coordinates]
-        result = searcher.search(tantivy.Query.term_set_query(self.schema, "id", ids), limit=len(ids), count=False)
-        found = (self._passage(searcher, addr) for _, addr in result.hits)
-        return {p.coordinate: p for p in found}
+        found = self.get_ids([f"{c}@{channel}" for c in coordinates])
+        return {p.coordinate: p for p in found.values()}
 
     def chapter(self, corpus: str, book: str, chapter: int, channel: str = "pali") -> list[Passage]:
         searcher = self._index.searcher()
