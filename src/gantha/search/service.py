@@ -18,7 +18,6 @@ from gantha.store.base import Clause, Store, StoreQuery
 from gantha.text.pali import canon, fold, normalize_query_text
 from gantha.text.refs import EDITIONS, parse_page_ref
 
-DEFAULT_CHANNELS = {"cst": ["pali"]}
 HYBRID_DEPTH = 50  # candidates each route contributes to a fused ranking
 
 
@@ -178,14 +177,14 @@ class Searcher:
                 "`gantha embed` (corpora in GANTHA_VECTOR_CORPORA)",
             )
         filters = self._filters(req)
-        exclude = {} if "language" in filters or "channel" in filters else dict(DEFAULT_CHANNELS)
+        originals = "language" not in filters and "channel" not in filters  # as the lexical route's default
         return self.semantic.search(
             req.q,
             depth,
             corpora=filters.get("corpus"),
             channels=filters.get("channel"),
             languages=filters.get("language"),
-            exclude_channels=exclude,
+            primary_only=originals,
             books=filters.get("book"),
         )
 

@@ -24,7 +24,8 @@ class VectorIndex:
         self.dim = dim
         self._lock = threading.Lock()
         self.ids: list[str] = []
-        self.meta: list[tuple[str, str, str, int]] = []  # (corpus, channel, language, crc32 of the text)
+        # per row: corpus, channel, language, crc32 of the text, primary (an original, not an aligned translation)
+        self.meta: list[tuple[str, str, str, int, bool]] = []
         self.matrix = np.zeros((0, dim), dtype=np.float32)
         self._hnsw = None
         self._columns: tuple[np.ndarray, ...] | None = None
@@ -44,7 +45,7 @@ class VectorIndex:
         i = self._row.get(doc_id)
         return None if i is None else self.meta[i][3]
 
-    def add(self, ids: list[str], vectors: np.ndarray, meta: list[tuple[str, str, str, int]]) -> None:
+    def add(self, ids: list[str], vectors: np.ndarray, meta: list[tuple[str, str, str, int, bool]]) -> None:
         with self._lock:
             new = set(ids)
             keep = [i for i, doc_id in enumerate(self.ids) if doc_id not in new]
@@ -85,13 +86,13 @@ class VectorIndex:
         corpora: list[str] | None = None,
         channels: list[str] | None = None,
         languages: list[str] | None = None,
-        exclude_channels: dict[str, list[str]] | None = None,
+        primary_only: bool = False,
         books: list[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` nearest rows (cosine) that pass the filters, as (document id, score)."""
         if not self.ids:
             return []
-        mask = self._mask(corpora, channels, languages, exclude_channels, books)
+        mask = self._mask(corpora, channels, languages, primary_only, books)
         if len(self.ids) >= HNSW_FROM:
             return self._search_hnsw(query, k, mask)
         scores = self.matrix @ query.astype(np.float32)
@@ -103,15 +104,16 @@ class VectorIndex:
         top = top[np.argsort(-scores[top])]
         return [(self.ids[i], float(scores[i])) for i in top]
 
-    def _mask(self, corpora, channels, languages, exclude_channels, books=None) -> np.ndarray:
-        if self._columns is None:  # corpus, channel and base language ("zh" for zh-Hans) per row
+    def _mask(self, corpora, channels, languages, primary_only, books=None) -> np.ndarray:
+        if self._columns is None:  # corpus, channel, base language ("zh" for zh-Hans), book, primary per row
             self._columns = (
                 np.array([m[0] for m in self.meta], dtype=object),
                 np.array([m[1] for m in self.meta], dtype=object),
                 np.array([m[2].split("-")[0] for m in self.meta], dtype=object),
                 np.array([doc_id.split("/")[1] for doc_id in self.ids], dtype=object),
+                np.array([bool(m[4]) for m in self.meta], dtype=bool),
             )
-        corpus, channel, language, book = self._columns
+        corpus, channel, language, book, primary = self._columns
         mask = np.ones(len(self.ids), dtype=bool)
         if corpora:
             mask &= np.isin(corpus, corpora)
@@ -121,8 +123,8 @@ class VectorIndex:
             mask &= np.isin(channel, channels)
         if languages:  # "zh" matches zh-Hans and zh-Hant
             mask &= np.isin(language, [lang.split("-")[0] for lang in languages])
-        for name, keep in (exclude_channels or {}).items():
-            mask &= ~((corpus == name) & ~np.isin(channel, keep))
+        if primary_only:
+            mask &= primary
         return mask
 
     def _search_hnsw(self, query: np.ndarray, k: int, mask: np.ndarray) -> list[tuple[str, float]]:
