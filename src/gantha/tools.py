@@ -1,0 +1,185 @@
+"""The research verbs as model tools, one definition shared by the MCP server and the chat agent.
+
+Docstrings are written for the model that calls them: what each tool is for, which search to
+use when, and that a lemma must be expanded to its forms before searching the Pali exactly.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import create_model
+
+from gantha.model import SearchMode, SearchRequest
+from gantha.research import Research
+
+INSTRUCTIONS = """Search and read the Pali canon (Chaṭṭha Saṅgāyana Tipiṭaka) and its translations.
+Every passage has a coordinate such as cst/vin02m3.mul/75 (corpus/book/paragraph). Cite only
+coordinates these tools returned, and fetch the text you quote with `get`.
+Typical research chain: `word` (spelling, meaning) → `forms` (every attested inflected form of the
+lemma) → `search` with those forms (first bold=true: the commentaries' definitions) → `dist` (where
+the hits are) → `get` (the paragraphs to quote, with citations) → `chapter` (context; size first)
+→ `versions` (is there a translation?). An empty result is an answer: say the texts do not have it."""
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    return model.model_dump(exclude_none=True)
+
+
+class Toolbox:
+    """The tools over one :class:`Research`; each returns JSON-ready data or raises ``ValueError``."""
+
+    NAMES = (
+        "search",
+        "similar_sentences",
+        "forms",
+        "word",
+        "dist",
+        "get",
+        "chapter",
+        "versions",
+        "suggest",
+        "search_by_query",
+        "search_by_page_ref",
+        "get_term_definition",
+        "search_pali",
+    )
+
+    def __init__(self, research: Research) -> None:
+        self.research = research
+
+    def functions(self) -> list[Callable[..., dict[str, Any]]]:
+        return [getattr(self, name) for name in self.NAMES]
+
+    def _search(self, **kwargs: Any) -> dict[str, Any]:
+        lemma = kwargs.pop("lemma", None)
+        req = SearchRequest(**{k: v for k, v in kwargs.items() if v is not None})
+        return _dump(self.research.search(req, lemma=lemma))
+
+    def search(
+        self,
+        query: str = "",
+        mode: str = "fuzzy",
+        forms: list[str] | None = None,
+        lemma: str | None = None,
+        bold: bool = False,
+        books: list[str] | None = None,
+        categories: list[str] | None = None,
+        tags: list[str] | None = None,
+        page_ref: str | None = None,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        """Search Pali passages; returns coordinates, snippets and per-book/category counts.
+
+        mode "fuzzy" ignores diacritics (type parivasa for parivāsa); "exact" matches the form as
+        written; "semantic" and "hybrid" search by meaning (vectors, across languages) and may answer
+        outcome "not_found" with only "weak" candidates: then say the texts do not have it.
+        The query understands "a phrase", -excluded and prefix*. To find every inflection of a word,
+        do NOT rely on one form: pass `lemma` (expanded to its attested forms, listed in
+        query_info.lemma) or the `forms` from the `forms` tool. bold=true keeps passages where the
+        word stands in bold — the commentaries' definitions. categories: mula (root texts),
+        atthakatha (commentaries), tika (subcommentaries), anya (others). An outcome of
+        "unattested_form" means the word is a headword but never occurs in that form.
+        """
+        return self._search(
+            q=query,
+            mode=SearchMode(mode),
+            forms=forms or [],
+            lemma=lemma,
+            bold_only=bold,
+            books=books or [],
+            categories=categories or [],
+            tags=tags or [],
+            page_ref=page_ref,
+            limit=limit,
+            offset=offset,
+        )
+
+    def similar_sentences(self, sentence: str, limit: int = 10) -> dict[str, Any]:
+        """Sentences whose sequence of lemmas matches this one regardless of inflection and sandhi,
+        each with a 0–1 similarity (1.0: the same lemmas in the same order). For finding parallels."""
+        return _dump(self.research.similar(sentence, limit=limit))
+
+    def forms(self, word: str) -> dict[str, Any]:
+        """Expand a Pali word to its lemma and every form attested in the canon, with paragraph and
+        bold counts and which source proposed each form. Use before an exact search."""
+        return _dump(self.research.forms(word))
+
+    def word(self, word: str) -> dict[str, Any]:
+        """Dictionary meanings (English, Chinese, Sinhala) and morphology (lemma, case, number) of a Pali word."""
+        return _dump(self.research.word(word))
+
+    def dist(self, forms: list[str] | None = None, lemma: str | None = None, bold: bool = False) -> dict[str, Any]:
+        """How the paragraphs containing any of these forms spread over books: title, category
+        (root text / commentary / subcommentary), tags, counts. Give forms or a lemma."""
+        return _dump(self.research.dist(forms or [], lemma=lemma, bold_only=bold))
+
+    def get(self, coordinates: list[str], channels: list[str] | None = None, tokens: bool = False) -> dict[str, Any]:
+        """Fetch paragraphs by coordinate, with heading path, page refs of every edition and
+        ready citations. channels: pali (default), my (Burmese), en (English), pli-ms. A channel
+        without text there comes back with status "missing" — say so rather than translate yourself.
+        tokens=true adds each word's lemma and grammar."""
+        return _dump(self.research.get(coordinates, channels or None, tokens))
+
+    def chapter(self, coordinate: str, confirm: bool = False) -> dict[str, Any]:
+        """The chapter containing a coordinate. Without confirm only its size (paragraphs, tokens):
+        check the size before asking for the text with confirm=true."""
+        return _dump(self.research.chapter(coordinate, confirm))
+
+    def versions(self, coordinate: str) -> dict[str, Any]:
+        """Which channels (original, translations) have text at a coordinate and which are missing,
+        with language, translator and provenance."""
+        return _dump(self.research.versions(coordinate))
+
+    def suggest(self, q: str, type: str = "term", limit: int = 10) -> dict[str, Any]:
+        """Complete a partial word (ASCII → Pali with diacritics, by frequency), a Chinese term
+        (→ Pali headwords) or a page reference (type page_ref)."""
+        return _dump(self.research.suggest(q, type, limit))
+
+    # the function-calling set of the original design
+    def search_by_query(self, query: str, page: int = 1, page_size: int = 10) -> dict[str, Any]:
+        """Search by meaning and words together (hybrid) for descriptive questions, in any language;
+        falls back to keyword search where no vectors were built."""
+        mode = SearchMode.HYBRID if self.research.searcher.semantic else SearchMode.FUZZY
+        return self._search(q=query, mode=mode, limit=page_size, offset=(page - 1) * page_size)
+
+    def search_by_page_ref(self, page_ref: str) -> dict[str, Any]:
+        """The paragraphs on a page of a print edition: "PTS Vin II 31", "P2.31", "M0.82", "V0.77"."""
+        return self._search(page_ref=page_ref, limit=20)
+
+    def get_term_definition(self, term: str) -> dict[str, Any]:
+        """Define a Pali or Buddhist term: dictionary meanings plus the passages where the term
+        stands in bold (the commentaries' own definitions)."""
+        definition = _dump(self.research.word(term))
+        expansion = self.research.forms(term)
+        forms = [f.form for f in expansion.forms]
+        bold = self._search(forms=forms, bold_only=True, limit=5) if forms else {"hits": []}
+        return {"definition": definition, "bold_passages": bold.get("hits", [])}
+
+    def search_pali(self, term: str, bold: bool = False, limit: int = 10) -> dict[str, Any]:
+        """Search a Pali word in all its inflections: the lemma is expanded to every attested form first."""
+        return self._search(lemma=term, bold_only=bold, limit=limit)
+
+
+def function_spec(fn: Callable[..., Any], brief: bool = False) -> dict[str, Any]:
+    """The OpenAI ``tools`` entry for a tool function: name, description and JSON-schema parameters.
+
+    ``brief`` keeps only the description's first paragraph (a shorter prompt for small local models).
+    """
+    hints = typing.get_type_hints(fn)
+    fields: dict[str, Any] = {}
+    for name, param in inspect.signature(fn).parameters.items():
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[name] = (hints.get(name, Any), default)
+    schema = create_model(f"{fn.__name__}_args", **fields).model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    description = inspect.cleandoc(fn.__doc__ or "")
+    if brief:
+        description = description.split("\n\n")[0].replace("\n", " ")
+    return {"type": "function", "function": {"name": fn.__name__, "description": description, "parameters": schema}}
