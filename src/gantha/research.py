@@ -29,7 +29,7 @@ from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
 from gantha.text.chinese import has_chinese, to_simplified
 from gantha.text.inflect import analyse, expand, grammar_label, grammar_short
-from gantha.text.pali import WORD_RE, canon, fold, normalize_query_text
+from gantha.text.pali import SCRIPTS, WORD_RE, canon, fold, from_roman, normalize_query_text
 from gantha.text.refs import citation_pages, cite_page, parse_page_ref
 from gantha.text.sentences import SENTENCE_SUFFIX, similarity
 from gantha.text.sentences import split as split_sentences
@@ -150,9 +150,11 @@ class GetResult(BaseModel):
 
 class ChapterPassage(BaseModel):
     coordinate: str
+    para: str
     kind: str
     text: str
     display: str
+    page_starts: list[str] = Field(default_factory=list)  # edition pages beginning in this paragraph
 
 
 class ChapterResult(BaseModel):
@@ -196,6 +198,11 @@ class SuggestResult(BaseModel):
     q: str
     type: str
     suggestions: list[Suggestion]
+
+
+def _is_pali_text(passages: list[Passage]) -> bool:
+    """Whether a chapter's passages are Pali (transliterable), not a translation."""
+    return bool(passages) and passages[0].language == "pali"
 
 
 def chapter_name(title: str) -> str:
@@ -778,8 +785,12 @@ class Research:
                 return p
         raise SearchError("not_found", f"no such coordinate: {c}")
 
-    def chapter(self, coordinate: str, confirm: bool = False, channel: str = "pali") -> ChapterResult:
-        """The chapter around a coordinate: its size, and with ``confirm`` its text."""
+    def chapter(
+        self, coordinate: str, confirm: bool = False, channel: str = "pali", script: str = "Roman"
+    ) -> ChapterResult:
+        """The chapter around a coordinate: its size, and with ``confirm`` its text (Pali in ``script``)."""
+        if script not in SCRIPTS:
+            raise SearchError("invalid_parameter", f"unknown script {script!r}; one of {', '.join(SCRIPTS)}")
         p = self._pali(coordinate)
         passages = self.store.chapter(p.corpus, p.book, p.chapter, channel if p.channel == "pali" else p.channel)
         chars = sum(len(x.text) for x in passages)
@@ -802,8 +813,17 @@ class Research:
             result.confirmed = False
             result.message = f"chapter too large ({len(passages)} paragraphs); use get on chosen coordinates"
         else:
+            convert = (lambda t: from_roman(t, script)) if _is_pali_text(passages) and script != "Roman" else str
             result.passages = [
-                ChapterPassage(coordinate=x.coordinate, kind=x.kind, text=x.text, display=x.display) for x in passages
+                ChapterPassage(
+                    coordinate=x.coordinate,
+                    para=x.para,
+                    kind=x.kind,
+                    text=convert(x.text),
+                    display=convert(x.display),
+                    page_starts=x.page_starts,
+                )
+                for x in passages
             ]
         return result
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Generic, TypeVar
 
@@ -14,6 +16,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gantha import __version__
+from gantha.api import admin, pages
 from gantha.config import settings
 from gantha.model import (
     MAX_LIMIT,
@@ -41,6 +44,7 @@ from gantha.research import (
 )
 from gantha.search.service import Searcher, SearchError
 from gantha.store.embedded import StoreError
+from gantha.tasks import TaskQueue, TaskRunner
 from gantha.text.refs import PageRefError
 
 RESOURCE_TYPES = {"cst": "cst", "pali": "cst", "tipitaka": "cst", "bible": "bible", "md": "md", "markdown": "md"}
@@ -125,24 +129,55 @@ def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"success": False, "error": {"code": code, "message": message, **extra}}, status_code=status)
 
 
+def index_generation(index: Path) -> tuple[int, ...]:
+    """Modification times of the files an ingest or a deletion changes (cheap to read per request)."""
+    files = [index / "tantivy" / "meta.json", index / "gantha.sqlite-wal", index / "gantha.sqlite"]
+    files += sorted((index / "vectors").glob("*/meta.json"))
+    return tuple(f.stat().st_mtime_ns if f.exists() else 0 for f in files)
+
+
 def create_app(index: Path) -> FastAPI:
-    """The API over the index at ``index`` (opened once, shared by all requests)."""
+    """The API, web pages and admin over the index at ``index``: opened once, reopened after an ingest."""
+    state: dict[str, Any] = {}
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        runner = TaskRunner(queue()).start() if settings().admin_key else None
+        yield
+        if runner:
+            runner.stop()
+
     app = FastAPI(
         title="gantha",
         version=__version__,
         description="Search the Pali canon and other texts; every result carries a citable coordinate.",
+        lifespan=lifespan,
     )
-    state: dict[str, Any] = {}
 
     def research() -> Research:
-        if "r" not in state:
+        generation = index_generation(index)
+        if state.get("generation") != generation:  # first use, or the index changed under us
             state["r"] = Research.open(index)
+            state["generation"] = generation
+            state.pop("agent", None)
         return state["r"]
 
     def agent() -> Agent:
+        r = research()
         if "agent" not in state:
-            state["agent"] = agent_from_settings(research(), settings())
+            state["agent"] = agent_from_settings(r, settings())
         return state["agent"]
+
+    def queue() -> TaskQueue:
+        if "queue" not in state:
+            state["queue"] = TaskQueue(index)
+        return state["queue"]
+
+    app.include_router(admin.router(index, lambda: research().store, queue))
+
+    @app.exception_handler(admin.AdminError)
+    async def _admin(_: Request, exc: admin.AdminError) -> JSONResponse:
+        return _error(exc.status, exc.code, str(exc))
 
     def searcher() -> Searcher:
         return research().searcher
@@ -332,8 +367,13 @@ def create_app(index: Path) -> FastAPI:
         return Envelope(data=research().get(comma_list(coordinates), comma_list(channel) or None, tokens))
 
     @app.get("/api/v3/chapter", summary="The chapter around a coordinate: size, or text with confirm", responses=ERRORS)
-    def chapter(coordinate: str, confirm: bool = False, channel: str = "pali") -> Envelope[ChapterResult]:
-        return Envelope(data=research().chapter(coordinate, confirm, channel))
+    def chapter(
+        coordinate: str,
+        confirm: bool = False,
+        channel: str = "pali",
+        script: Annotated[str, Query(description="Pali script: Roman, Burmese, Sinhala, Thai, Devanagari")] = "Roman",
+    ) -> Envelope[ChapterResult]:
+        return Envelope(data=research().chapter(coordinate, confirm, channel, script))
 
     @app.get("/api/v3/versions", summary="Channels present and missing at a coordinate", responses=ERRORS)
     def versions(coordinate: str) -> Envelope[VersionsResult]:
@@ -363,6 +403,7 @@ def create_app(index: Path) -> FastAPI:
             )
         return Envelope(data=turn.answer(req))
 
+    pages.mount(app)
     return app
 
 

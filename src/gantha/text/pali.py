@@ -155,6 +155,21 @@ def to_roman(text: str, script: str | None = None) -> str:
     return canon(transliterate.process(script, "IASTPali", text))
 
 
+SCRIPTS = ("Roman", "Burmese", "Sinhala", "Thai", "Devanagari")
+
+
+@lru_cache(maxsize=8192)
+def from_roman(text: str, script: str) -> str:
+    """Roman Pali in another script (one of ``SCRIPTS``)."""
+    if script not in SCRIPTS:
+        raise ValueError(f"unknown script {script!r}; one of {', '.join(SCRIPTS)}")
+    if script == "Roman":
+        return text
+    from aksharamukha import transliterate
+
+    return transliterate.process("IASTPali", script, text)
+
+
 def normalize_query_text(text: str, scheme: str = "auto") -> tuple[str, list[str]]:
     """Bring query text to canonical Roman Pali; return it with the steps applied (for query_info)."""
     steps: list[str] = []
