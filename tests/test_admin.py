@@ -1,0 +1,168 @@
+"""The admin API: key protection, asynchronous ingestion and deletion tasks (202 + polling), bad
+input as JSON errors, and a queue that survives a server restart."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from gantha.api.app import create_app
+from gantha.config import settings
+from gantha.tasks import TaskQueue, TaskRunner
+
+KEY = {"X-API-Key": "s3cret"}
+NOTE = "# Sīla notes\n\n## Precepts\n\nThe **zanzibarite** precept is kept on uposatha days.\n"
+
+
+@pytest.fixture()
+def index(small_index, tmp_path):
+    copy = tmp_path / "index"
+    shutil.copytree(small_index, copy)
+    return copy
+
+
+@pytest.fixture()
+def client(index, monkeypatch):
+    monkeypatch.setenv("GANTHA_ADMIN_KEY", "s3cret")
+    settings.cache_clear()
+    with TestClient(create_app(index)) as c:
+        yield c
+    settings.cache_clear()
+
+
+def wait(client, task_id: str, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        task = client.get(f"/api/v1/documents/tasks/{task_id}", headers=KEY).json()["data"]
+        if task["state"] in ("done", "failed"):
+            return task
+        time.sleep(0.2)
+    raise AssertionError(f"task {task_id} did not finish")
+
+
+def test_key_required(client, monkeypatch):
+    r = client.get("/api/v1/overview")
+    assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized"
+    assert client.get("/api/v1/overview", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+    monkeypatch.delenv("GANTHA_ADMIN_KEY")
+    settings.cache_clear()
+    r = client.get("/api/v1/overview", headers=KEY)
+    assert r.status_code == 503 and "GANTHA_ADMIN_KEY" in r.json()["error"]["message"]
+
+
+def test_overview_counts(client):
+    o = client.get("/api/v1/overview", headers=KEY).json()["data"]
+    assert o["passages"] > 10000 and o["books"] == 8 and o["index_bytes"] > 1_000_000
+    assert {c["corpus"] for c in o["corpora"]} == {"cst", "bible"}
+    assert dict(o["categories"])["mula"] == 2 and dict(o["tags"])["vinaya"] == 2
+    assert o["last_ingests"] and o["last_ingests"][0]["ingested_at"] >= o["last_ingests"][-1]["ingested_at"]
+
+
+def test_ingest_path_then_search_then_delete(client, tmp_path):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "sila.md").write_text(NOTE, encoding="utf-8")
+    r = client.post("/api/v1/documents", json={"source": "markdown", "path": str(folder)}, headers=KEY)
+    assert r.status_code == 202 and r.headers["Location"].endswith(r.json()["data"]["id"])
+    task = wait(client, r.json()["data"]["id"])
+    assert task["state"] == "done" and task["result"]["passages"] >= 1 and task["result"]["embedded"]
+    docs = client.get("/api/v1/documents", params={"corpus": "md"}, headers=KEY).json()["data"]
+    assert [d["key"] for d in docs] == ["md/sila.md"]
+    hits = client.get("/api/v3/search", params={"q": "zanzibarite", "resource_type": "md"}).json()["data"]["results"]
+    assert hits and hits[0]["coordinate"].startswith("md/sila.md/")  # the serving index saw the new commit
+    detail = client.get("/api/v1/documents/md/sila.md", headers=KEY).json()["data"]
+    assert detail["title"] and detail["channels"][0]["passages"] >= 1
+    r = client.delete("/api/v1/documents/md/sila.md", headers=KEY)
+    assert r.status_code == 202 and wait(client, r.json()["data"]["id"])["state"] == "done"
+    assert client.get("/api/v1/documents/md/sila.md", headers=KEY).status_code == 404
+    assert client.get("/api/v3/search", params={"q": "zanzibarite", "resource_type": "md"}).json()["data"]["total"] == 0
+
+
+def test_upload_markdown_and_reject_bad_input(client):
+    r = client.post("/api/v1/documents", files={"file": ("vinaya notes.md", NOTE.encode())}, headers=KEY)
+    assert r.status_code == 202
+    task = wait(client, r.json()["data"]["id"])
+    assert task["state"] == "done" and task["params"]["upload"] == "vinaya notes.md"
+    bad = [
+        client.post("/api/v1/documents", files={"file": ("x.pdf", b"%PDF")}, headers=KEY),
+        client.post("/api/v1/documents", json={"source": "pdf", "path": "/"}, headers=KEY),
+        client.post("/api/v1/documents", json={"source": "markdown", "path": "/no/such/dir"}, headers=KEY),
+    ]
+    assert [b.status_code for b in bad] == [400, 400, 400]
+    assert all(b.json()["success"] is False and b.json()["error"]["message"] for b in bad)
+    assert client.post("/api/v1/documents", content=b"{", headers=KEY | {"content-type": "application/json"}).status_code == 422
+    assert client.get("/api/v1/documents/tasks/nope", headers=KEY).status_code == 404
+    assert client.delete("/api/v1/documents/md/nope", headers=KEY).status_code == 404
+
+
+def test_malformed_cst_upload_is_reported_not_lost(client):
+    r = client.post("/api/v1/documents", files={"file": ("broken.xml", b"<TEI><text><p>unclosed")}, headers=KEY)
+    task = wait(client, r.json()["data"]["id"])
+    assert task["state"] == "failed" or task["result"]["skipped"]
+    assert client.get("/api/v3/health").json()["data"]["passages"] > 10000  # the index is intact
+
+
+def test_task_left_running_by_a_dead_process_is_resumed(index, tmp_path):
+    (tmp_path / "a.md").write_text(NOTE, encoding="utf-8")
+    queue = TaskQueue(index)
+    task = queue.submit("ingest", {"source": "markdown", "path": str(tmp_path / "a.md")})
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    queue.update(task.id, state="running", worker=str(dead.pid))
+    runner = TaskRunner(queue, idle=0.1).start()
+    try:
+        deadline = time.monotonic() + 120
+        while queue.get(task.id).state not in ("done", "failed") and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        runner.stop()
+    done = queue.get(task.id)
+    assert done.state == "done" and done.attempts == 1 and done.result["passages"] >= 1
+
+
+def test_queue_survives_a_server_restart(index, tmp_path):
+    """A task accepted by a server that is then killed is finished by the next server."""
+    (tmp_path / "b.md").write_text(NOTE, encoding="utf-8")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "GANTHA_ADMIN_KEY": "s3cret"}
+    cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--index", str(index), "--port", str(port), "--workers", "1"]
+    base = f"http://127.0.0.1:{port}"
+
+    def start() -> subprocess.Popen:
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(150):
+            try:
+                httpx.get(f"{base}/api/v3/health", timeout=1)
+                return proc
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        raise AssertionError("server did not start")
+
+    first = start()
+    r = httpx.post(f"{base}/api/v1/documents", json={"source": "markdown", "path": str(tmp_path / "b.md")}, headers=KEY)
+    task_id = r.json()["data"]["id"]
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    second = start()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            task = httpx.get(f"{base}/api/v1/documents/tasks/{task_id}", headers=KEY).json()["data"]
+            if task["state"] in ("done", "failed"):
+                break
+            time.sleep(0.3)
+        assert task["state"] == "done", task
+    finally:
+        second.terminate()
+        second.wait(10)

@@ -1,0 +1,195 @@
+"""The web pages in a real browser (Playwright driving headless Chromium) over a real server and a
+real small index: suggestions, search → reader, missing translations, an ingest task from the admin
+page, a streamed chat answer (local test LLM server), the Chinese interface and a phone-width layout."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from llm_server import ScriptedLLM
+
+CHROMIUM = os.environ.get("GANTHA_CHROMIUM", "/usr/bin/chromium")
+if os.environ.get("GANTHA_REQUIRE_BROWSER") and not Path(CHROMIUM).exists():  # CI: run, never skip
+    raise RuntimeError(f"no Chromium at {CHROMIUM}: apt-get install chromium")
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (apt install chromium)")
+
+
+@pytest.fixture(scope="module")
+def llm():
+    server = ScriptedLLM()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def base(small_index, tmp_path_factory, llm):
+    index = tmp_path_factory.mktemp("browser") / "index"
+    shutil.copytree(small_index, index)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {
+        **os.environ,
+        "GANTHA_ADMIN_KEY": "s3cret",
+        "GANTHA_LLM_BASE_URL": llm.url,
+        "GANTHA_LLM_MODEL": "test",
+        "GANTHA_LLM_TOOLS": "false",
+    }
+    cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--index", str(index), "--port", str(port), "--workers", "1"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(150):
+        try:
+            httpx.get(f"{url}/api/v3/health", timeout=1)
+            break
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    context.close()
+    assert not errors, errors  # no JavaScript error on any page
+
+
+def test_typing_shows_suggestions_with_diacritics(page, base):
+    page.goto(base + "/")
+    page.locator("#q").press_sequentially("parivas", delay=30)
+    page.locator("#suggestions li").first.wait_for()
+    texts = page.locator("#suggestions li").all_inner_texts()
+    assert any("parivās" in t for t in texts), texts  # the diacritics the user did not type
+    assert page.locator("#q").get_attribute("aria-expanded") == "true"
+    k = next(i for i, t in enumerate(texts) if "parivās" in t)
+    for _ in range(k + 1):
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")  # keyboard only: pick the suggestion and search
+    page.locator("article.hit").first.wait_for()
+    assert page.locator("#q").input_value() == texts[k].split("\n")[0]
+    assert "results" in page.locator("#status").inner_text()
+
+
+def test_search_then_open_a_hit_in_the_reader(page, base):
+    page.goto(base + "/?q=p%C4%81riv%C4%81sik%C4%81&mode=exact")
+    hit = page.locator("article.hit").first
+    hit.wait_for()
+    assert hit.locator("mark").count() >= 1
+    facet = page.locator("#facets button[data-field=category]").first
+    assert facet.inner_text().strip()  # facets with counts
+    coordinate = hit.locator("a.coord").inner_text()
+    hit.locator("a", has_text="Read").click()
+    page.wait_for_url(f"**/read/{coordinate}")
+    target = page.locator("tr.target")
+    target.wait_for()
+    assert "pārivāsikā" in target.inner_text().lower()
+    assert page.locator("tr.target .num").inner_text() == coordinate.rsplit("/", 1)[1]
+    assert page.locator(".pb").count() > 0  # edition page markers
+
+
+def test_reader_marks_missing_translations_and_switches_script(page, base):
+    page.goto(base + "/read/cst/s0101m.mul/1")  # Dīgha Nikāya: Burmese here, no English
+    page.locator("tr.target").wait_for()
+    heads = page.locator("#heads th").all_inner_texts()
+    assert heads[:3] == ["Pali (CST)", "Burmese · မြန်မာ", "English"]
+    english = page.locator("tr.target td").nth(2)
+    assert english.inner_text() == "no translation here" and "missing" in english.get_attribute("class")
+    page.select_option("#script", "Burmese")
+    page.wait_for_function("document.querySelector('tr.target td').innerText.match(/[\\u1000-\\u109f]/)")
+
+
+def test_distribution_bars_link_to_filtered_search(page, base):
+    page.goto(base + "/dist?w=pariv%C4%81sa")
+    bar = page.locator("svg a").first
+    bar.wait_for()
+    assert page.locator("svg rect").count() >= 2
+    bar.click()
+    page.wait_for_url("**/?*book=*")
+    page.locator("article.hit").first.wait_for()
+    assert page.locator("#facets button[aria-pressed=true]").count() == 1
+
+
+def test_admin_ingest_task_runs_to_completion(page, base, tmp_path):
+    note = tmp_path / "uposatha-notes.md"
+    note.write_text("# Uposatha\n\nThe **quixotrine** observance falls on the full moon.\n", encoding="utf-8")
+    page.goto(base + "/admin")
+    page.fill("#key", "wrong")
+    page.click("#key-form button")
+    page.wait_for_function("document.querySelector('#key-status').innerText.includes('API key')")
+    page.fill("#key", "s3cret")
+    page.click("#key-form button")
+    page.locator("#documents tr[data-key]").first.wait_for()
+    page.set_input_files("#file", str(note))
+    page.click("#add-form button")
+    page.locator("#tasks tr[data-state=done]").first.wait_for(timeout=120_000)
+    page.locator("#documents tr[data-key='md/uposatha-notes.md']").wait_for()
+    r = httpx.get(f"{base}/api/v3/search", params={"q": "quixotrine"}).json()
+    assert r["data"]["results"][0]["coordinate"].startswith("md/uposatha-notes.md/")
+
+
+def test_chat_streams_an_answer_whose_citation_opens_the_reader(page, base, llm):
+    page.goto(base + "/chat")
+    page.fill("#question", "What is parivāsa?")
+    page.keyboard.press("Enter")
+    link = page.locator(".turn.assistant a[data-n='1']")
+    link.wait_for(timeout=60_000)
+    assert page.locator("#sources li").count() >= 1 and page.locator("#sources .badge.cited").count() >= 1
+    href = link.get_attribute("href")
+    assert href.startswith("/read/cst/")
+    link.click()
+    page.wait_for_url(f"**{href}")
+    page.locator("tr.target").wait_for()
+
+
+def test_chat_shows_a_refusal(page, base, llm):
+    before = len(llm.requests)
+    page.goto(base + "/chat")
+    page.fill("#question", "What is the boiling point of tungsten?")
+    page.click("#send")
+    page.locator(".turn.refusal").wait_for(timeout=60_000)
+    assert "do not answer" in page.locator(".turn.refusal").inner_text()
+    assert len(llm.requests) == before  # no model call
+
+
+def test_chinese_interface(page, base):
+    page.goto(base + "/")
+    page.select_option("#lang-select", "zh-Hans")
+    page.wait_for_load_state()
+    assert page.locator("header nav a").first.inner_text() == "检索"
+    assert page.locator("html").get_attribute("lang") == "zh-Hans"
+    page.goto(base + "/chat")
+    assert page.locator("#send").inner_text() == "提问"
+
+
+def test_phone_width_has_no_horizontal_scroll(browser, base):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    pg = context.new_page()
+    for path in ("/?q=parivasa", "/read/cst/vin02m3.mul/75", "/chat", "/admin", "/dist?w=parivāsa"):
+        pg.goto(base + path)
+        pg.wait_for_load_state("networkidle")
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 392, path
+    context.close()
