@@ -45,7 +45,8 @@ def main() -> None:
         page.fill("#bench-q", "parivasa")
         page.click("#bench-form button")
         page.locator("#bench section").first.wait_for()
-        page.screenshot(path=args.out / "admin.png")
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=args.out / "admin.png", full_page=True)
         browser.close()
 
 

@@ -111,6 +111,7 @@ class ChatAnswer(BaseModel):
     sources: list[Source]
     citations: list[CitationCheck] = Field(default_factory=list)
     uncited_sentences: int = 0
+    grounded: bool = False  # every statement cites a source and at least one citation checked out
     query_info: ChatInfo
 
 
@@ -308,7 +309,8 @@ class Agent:
         lines = [f"[{s.n}] {s.citation or s.title} — {s.text[:300]}" for s in sources]
         text = "\n".join(lines)
         yield "token", {"text": text}
-        yield from self._done(ChatAnswer(answer=text, outcome="passages", sources=sources, query_info=info), started)
+        answer = ChatAnswer(answer=text, outcome="passages", sources=sources, grounded=True, query_info=info)
+        yield from self._done(answer, started)
 
     def _context(self, sources: list[Source], glossary: list[str]) -> str:
         parts = []
@@ -351,7 +353,7 @@ class Agent:
             last = round_ == self.max_rounds - 1
             info.llm_calls += 1
             for piece in self.llm.stream(
-                messages, None if last else specs, max_tokens=self.max_tokens, temperature=0.1
+                messages, None if last else specs, max_tokens=self.max_tokens, temperature=0
             ):
                 if isinstance(piece, Completion):
                     completion = piece
@@ -386,6 +388,7 @@ class Agent:
             sources=sources,
             citations=grounding.checks,
             uncited_sentences=grounding.uncited_sentences,
+            grounded=bool(grounding.cited) and grounding.uncited_sentences == 0,
             query_info=info,
         )
         yield from self._done(answer, started)

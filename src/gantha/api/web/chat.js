@@ -95,6 +95,7 @@ async function ask(question) {
           turn.innerHTML = answerHtml(data.answer, data.sources);
           const failed = data.citations.filter((c) => !c.ok).length;
           if (failed) turn.insertAdjacentHTML("beforeend", `<span class="note">${esc(t("chat.checks", { failed }))}</span>`);
+          if (data.uncited_sentences) turn.insertAdjacentHTML("beforeend", `<span class="note">${esc(t("chat.uncited", { n: data.uncited_sentences }))}</span>`);
         }
         history.push({ role: "assistant", content: data.answer });
       }
