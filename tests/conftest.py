@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from gantha.embed import make_embedder
@@ -119,3 +124,43 @@ def full_ingest(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="session")
 def full_store(full_ingest) -> EmbeddedStore:
     return EmbeddedStore(full_ingest[0], create=False)
+
+
+class Server:
+    """A real ``gantha serve`` process (one worker) on a free loopback port."""
+
+    def __init__(self, index: Path, env: dict[str, str] | None = None) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--index", str(index), "--port", str(port)]
+        self.proc = subprocess.Popen(
+            [*cmd, "--workers", "1"],
+            env={**os.environ, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(f"{self.url}/api/v3/health", timeout=1)
+                return
+            except httpx.TransportError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("the server did not start")
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

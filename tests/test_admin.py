@@ -3,10 +3,7 @@ input as JSON errors, and a queue that survives a server restart."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +15,8 @@ from fastapi.testclient import TestClient
 from gantha.api.app import create_app
 from gantha.config import settings
 from gantha.tasks import TaskQueue, TaskRunner
+
+from conftest import Server
 
 KEY = {"X-API-Key": "s3cret"}
 NOTE = "# Sīla notes\n\n## Precepts\n\nThe **zanzibarite** precept is kept on uposatha days.\n"
@@ -132,37 +131,16 @@ def test_task_left_running_by_a_dead_process_is_resumed(index, tmp_path):
 def test_queue_survives_a_server_restart(index, tmp_path):
     """A task accepted by a server that is then killed is finished by the next server."""
     (tmp_path / "b.md").write_text(NOTE, encoding="utf-8")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "GANTHA_ADMIN_KEY": "s3cret"}
-    cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--index", str(index), "--port", str(port), "--workers", "1"]
-    base = f"http://127.0.0.1:{port}"
-
-    def start() -> subprocess.Popen:
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(150):
-            try:
-                httpx.get(f"{base}/api/v3/health", timeout=1)
-                return proc
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        raise AssertionError("server did not start")
-
-    first = start()
-    r = httpx.post(f"{base}/api/v1/documents", json={"source": "markdown", "path": str(tmp_path / "b.md")}, headers=KEY)
-    task_id = r.json()["data"]["id"]
-    first.send_signal(signal.SIGKILL)
-    first.wait()
-    second = start()
-    try:
+    env = {"GANTHA_ADMIN_KEY": "s3cret"}
+    first = Server(index, env)
+    body = {"source": "markdown", "path": str(tmp_path / "b.md")}
+    task_id = httpx.post(f"{first.url}/api/v1/documents", json=body, headers=KEY).json()["data"]["id"]
+    first.kill()  # SIGKILL: no chance to finish or clean up
+    with Server(index, env) as second:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            task = httpx.get(f"{base}/api/v1/documents/tasks/{task_id}", headers=KEY).json()["data"]
+            task = httpx.get(f"{second.url}/api/v1/documents/tasks/{task_id}", headers=KEY).json()["data"]
             if task["state"] in ("done", "failed"):
                 break
             time.sleep(0.3)
-        assert task["state"] == "done", task
-    finally:
-        second.terminate()
-        second.wait(10)
+    assert task["state"] == "done", task

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from gantha.api.app import create_app
+
+from conftest import Server
 
 
 @pytest.fixture(scope="module")
@@ -102,32 +98,10 @@ def test_missing_index_is_503(tmp_path):
     assert r.status_code == 503 and r.json()["error"]["code"] == "index_unavailable"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_real_server(small_index):
-    port = _free_port()
-    env = {**os.environ, "GANTHA_INDEX": str(small_index)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gantha.api.cli", "serve", "--port", str(port)], env=env, stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                r = httpx.get(f"http://127.0.0.1:{port}/api/v3/search", params={"q": "parivasa*"}, timeout=2)
-                break
-            except httpx.TransportError:
-                time.sleep(0.2)
-        else:
-            pytest.fail("server did not start")
+    with Server(small_index) as server:
+        r = httpx.get(f"{server.url}/api/v3/search", params={"q": "parivasa*"}, timeout=5)
         assert r.status_code == 200 and r.json()["data"]["total"] > 0
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_hybrid_and_refusal_over_http(client):

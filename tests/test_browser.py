@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from conftest import Server
 from llm_server import ScriptedLLM
 
 CHROMIUM = os.environ.get("GANTHA_CHROMIUM", "/usr/bin/chromium")
@@ -35,28 +32,14 @@ def llm():
 def base(small_index, tmp_path_factory, llm):
     index = tmp_path_factory.mktemp("browser") / "index"
     shutil.copytree(small_index, index)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     env = {
-        **os.environ,
         "GANTHA_ADMIN_KEY": "s3cret",
         "GANTHA_LLM_BASE_URL": llm.url,
         "GANTHA_LLM_MODEL": "test",
         "GANTHA_LLM_TOOLS": "false",
     }
-    cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--index", str(index), "--port", str(port), "--workers", "1"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(150):
-        try:
-            httpx.get(f"{url}/api/v3/health", timeout=1)
-            break
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    yield url
-    proc.terminate()
-    proc.wait(10)
+    with Server(index, env) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="module")

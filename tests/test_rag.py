@@ -19,6 +19,8 @@ from gantha.rag.grounding import check
 from gantha.rag.intent import detect
 from gantha.rag.llm import ChatClient, Completion, LLMError, client_from_settings
 from gantha.research import Research
+
+from conftest import Server
 from llm_server import ScriptedLLM
 
 TUNGSTEN = "What is the boiling point of tungsten?"
@@ -245,30 +247,11 @@ def test_cli_ask(small_index, llm):
     assert r.returncode == 2 and "GANTHA_WEB_ENGINE" in r.stderr
 
 
-def test_sse_over_a_real_server(small_index, llm, tmp_path):
+def test_sse_over_a_real_server(small_index, llm):
     """The stream arrives event by event from a real uvicorn process."""
-    import socket
-    import time
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "GANTHA_LLM_BASE_URL": llm.url, "GANTHA_LLM_MODEL": "m", "GANTHA_LLM_TOOLS": "false"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gantha.api.cli", "serve", "--index", str(small_index), "--port", str(port), "--workers", "1"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(100):
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/api/v3/health", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.2)
+    env = {"GANTHA_LLM_BASE_URL": llm.url, "GANTHA_LLM_MODEL": "m", "GANTHA_LLM_TOOLS": "false"}
+    with Server(small_index, env) as server:
         body = {"messages": [{"role": "user", "content": "What is parivāsa?"}], "stream": True}
-        with httpx.stream("POST", f"http://127.0.0.1:{port}/api/v3/chat", json=body, timeout=60) as r:
+        with httpx.stream("POST", f"{server.url}/api/v3/chat", json=body, timeout=60) as r:
             kinds = [line[7:] for line in r.iter_lines() if line.startswith("event: ")]
-        assert kinds[0] == "sources" and kinds[-1] == "done" and "token" in kinds
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    assert kinds[0] == "sources" and kinds[-1] == "done" and "token" in kinds
