@@ -20,7 +20,7 @@ from gantha.config import settings
 from gantha.store.embedded import EmbeddedStore
 from gantha.tasks import SOURCES, Task, TaskQueue, save_upload
 
-UPLOAD_SOURCES = {".md": "markdown", ".markdown": "markdown", ".txt": "markdown", ".xml": "cst", ".gz": None}
+UPLOAD_SOURCES = {".md": "markdown", ".markdown": "markdown", ".txt": "markdown", ".xml": "cst"}  # also .gz of these
 MAX_UPLOAD = 50 * 2**20
 
 
