@@ -118,7 +118,7 @@ def test_refusal_spends_no_model_call(research, llm):
     assert [k for k, _ in events] == ["sources", "token", "done"]
     done = events[-1][1]
     assert done["outcome"] == "not_found" and done["answer"] == REFUSAL
-    assert all(s["weak"] for s in done["sources"])
+    assert done["sources"] and all(s["weak"] and "<mark>" not in s["text"] for s in done["sources"])
     assert llm.requests == []
 
 

@@ -11,6 +11,7 @@ refusal with the weak candidates as sources.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import time
@@ -41,6 +42,7 @@ Rules:
 - You may call the tools to find more passages; cite them by the numbers the tool results give."""
 EXCERPT = 600  # characters of each source's text given to the model, around the words searched
 _MARK = re.compile(r"<mark>(.+?)</mark>")
+_TAG = re.compile(r"<[^>]+>")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 ANSWER_FORM = (
     "Answer in two or three sentences. End every sentence with the number of the source it rests on, like [1]."
@@ -235,12 +237,13 @@ class Agent:
 
     def _add(self, hits: list[dict[str, Any]], sources: list[Source], weak: bool = False) -> list[int]:
         """Number the passages of these hits (text fetched by coordinate, translations beside it)."""
+        wanted = {h["coordinate"] for h in hits}
         known = {s.coordinate for s in sources}
         coordinates = list(dict.fromkeys(h["coordinate"] for h in hits if h["coordinate"] not in known))
         if not coordinates:
-            return [s.n for s in sources if s.coordinate in {h["coordinate"] for h in hits}]
-        if weak:
-            items = [h | {"text": h.get("snippet", ""), "status": "ok"} for h in hits]
+            return [s.n for s in sources if s.coordinate in wanted]
+        if weak:  # candidates below the threshold: their snippet, as plain text
+            items = [h | {"text": html.unescape(_TAG.sub("", h.get("snippet", ""))), "status": "ok"} for h in hits]
         else:
             items = self.research.get(coordinates).items
             cst = [c for c in coordinates if c.startswith("cst/")]
@@ -248,7 +251,6 @@ class Agent:
             if cst:
                 items += [i.model_dump() for i in self.research.get(cst, ["en", "my"]).items]
         marked = {h["coordinate"]: m.group(1) for h in hits if (m := _MARK.search(h.get("snippet") or ""))}
-        added: list[int] = []
         by_coordinate: dict[str, Source] = {}
         for item in items:
             if item.get("status") != "ok" or not item.get("text"):
@@ -274,8 +276,7 @@ class Agent:
             )
             sources.append(source)
             by_coordinate[c] = source
-            added.append(source.n)
-        return added
+        return [s.n for s in sources if s.coordinate in wanted]
 
     def _web(self, question: str, limit: int, sources: list[Source], info: ChatInfo) -> None:
         if self.web is None:
