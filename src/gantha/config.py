@@ -52,7 +52,7 @@ class Settings(BaseSettings):
     web_engine: str | None = Field(None, description="duckduckgo | bing | exa | searxng | tavily")
     web_url: str | None = Field(None, description="the engine's address instead of its public one (SearXNG: required)")
     web_api_key: str | None = Field(None, description="key of Bing, Exa or Tavily")
-    web_results: int = Field(5, ge=1, le=20)
+    web_results: int = Field(5, ge=1, le=20, description="web documents fetched per question (then cut and chosen)")
     admin_key: str | None = Field(None, description="API key of the admin page and /api/v1 (unset: admin disabled)")
 
 

@@ -30,8 +30,7 @@ from gantha.model import (
     comma_list,
 )
 from gantha.rag.agent import Agent, ChatAnswer, ChatRequest, agent_from_settings
-from gantha.rag.llm import LLMError
-from gantha.rag.web import WebSearchError
+from gantha.rag.errors import ServiceError
 from gantha.research import (
     ChapterResult,
     DistResult,
@@ -209,14 +208,9 @@ def create_app(index: Path) -> FastAPI:
     async def _store(_: Request, exc: StoreError) -> JSONResponse:
         return _error(503, "index_unavailable", str(exc))
 
-    @app.exception_handler(LLMError)
-    async def _llm(_: Request, exc: LLMError) -> JSONResponse:
-        return _error(400 if exc.code == "llm_unconfigured" else 502, exc.code, str(exc))
-
-    @app.exception_handler(WebSearchError)
-    async def _web(_: Request, exc: WebSearchError) -> JSONResponse:
-        unset = exc.code in ("web_unconfigured", "web_key_missing", "web_url_missing")
-        return _error(400 if unset else 502, exc.code, str(exc))
+    @app.exception_handler(ServiceError)
+    async def _service(_: Request, exc: ServiceError) -> JSONResponse:  # the model or a web engine
+        return _error(400 if exc.unconfigured else 502, exc.code, str(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -561,8 +561,7 @@ def ask(
 ) -> None:
     """Answer from the texts with numbered citations (model: GANTHA_LLM_BASE_URL); refuse when they lack it."""
     from gantha.rag.agent import ChatRequest, agent_from_settings
-    from gantha.rag.llm import LLMError
-    from gantha.rag.web import WebSearchError
+    from gantha.rag.errors import ServiceError, is_unconfigured
 
     req = ChatRequest(
         messages=[{"role": "user", "content": " ".join(question)}], sources=sources, llm=not no_llm, limit=limit
@@ -572,14 +571,14 @@ def ask(
         done: dict[str, Any] = {}
         for kind, data in agent.run(req):
             if kind == "error":
-                _fail(data["message"], 2 if data["code"].endswith(("unconfigured", "missing")) else 1)
+                _fail(data["message"], 2 if is_unconfigured(data["code"]) else 1)
             elif kind == "token" and not as_json:
                 out.file.write(data["text"])
                 out.file.flush()
             elif kind == "done":
                 done = data
-    except (LLMError, WebSearchError) as exc:
-        _fail(str(exc), 2 if exc.code.endswith(("unconfigured", "missing")) else 1)
+    except ServiceError as exc:
+        _fail(str(exc), 2 if exc.unconfigured else 1)
     if as_json:
         return _print_json(done)
     out.print()

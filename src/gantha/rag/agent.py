@@ -152,6 +152,7 @@ class Agent:
         tools: bool = True,  # offer the research tools to the model
         max_rounds: int = 3,
         max_tokens: int = 512,
+        web_results: int = 5,
     ) -> None:
         self.research = research
         self.toolbox = Toolbox(research)
@@ -160,6 +161,7 @@ class Agent:
         self.tools = tools
         self.max_rounds = max_rounds
         self.max_tokens = max_tokens
+        self.web_results = web_results
 
     # --- the turn ------------------------------------------------------------------------------
 
@@ -283,7 +285,7 @@ class Agent:
             raise WebSearchError("web_unconfigured", "no web search engine: set GANTHA_WEB_ENGINE")
         engine = self.web()
         info.web_engine = engine.name
-        docs = engine.search(question, limit=limit)
+        docs = engine.search(question, limit=self.web_results)
         semantic = self.research.searcher.semantic
         embed = semantic.embedder.encode if semantic else None
         use = ToolUse(tool=f"web:{engine.name}", arguments={"query": question}, by="router")
@@ -353,9 +355,7 @@ class Agent:
         for round_ in range(self.max_rounds):
             last = round_ == self.max_rounds - 1
             info.llm_calls += 1
-            for piece in self.llm.stream(
-                messages, None if last else specs, max_tokens=self.max_tokens, temperature=0
-            ):
+            for piece in self.llm.stream(messages, None if last else specs, max_tokens=self.max_tokens, temperature=0):
                 if isinstance(piece, Completion):
                     completion = piece
                 else:
@@ -408,4 +408,6 @@ def agent_from_settings(research: Research, s: Any) -> Agent:
         return make_engine(s.web_engine, s.web_api_key, s.web_url)
 
     tools = s.llm_tools if s.llm_tools is not None else s.llm_base_url != "local"
-    return Agent(research, client_from_settings(s), web, tools=tools, max_tokens=s.llm_max_tokens)
+    return Agent(
+        research, client_from_settings(s), web, tools=tools, max_tokens=s.llm_max_tokens, web_results=s.web_results
+    )

@@ -14,15 +14,13 @@ from typing import Any
 
 import httpx
 
+from gantha.rag.errors import ServiceError
+
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
-class LLMError(RuntimeError):
+class LLMError(ServiceError):
     """The model could not be asked: not configured, unreachable, or it answered an error."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass

@@ -81,7 +81,4 @@ class LocalServer:
         params.cpuparams_batch.n_threads = n
         self._server = xllamacpp.Server(params)
         self.base_url = f"{self._server.listening_address.rstrip('/')}/v1"
-
-    @property
-    def model(self) -> str:
-        return MODEL_NAME
+        self.model = MODEL_NAME  # the alias the server answers to

@@ -16,11 +16,11 @@ from typing import Any
 import httpx
 import numpy as np
 
+from gantha.rag.errors import ServiceError
 
-class WebSearchError(RuntimeError):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+
+class WebSearchError(ServiceError):
+    """A web engine is not configured, cannot be reached, or answered an error."""
 
 
 @dataclass
