@@ -74,6 +74,7 @@ def test_ingest_path_then_search_then_delete(client, tmp_path):
     assert r.status_code == 202 and r.headers["Location"].endswith(r.json()["data"]["id"])
     task = wait(client, r.json()["data"]["id"])
     assert task["state"] == "done" and task["result"]["passages"] >= 1 and task["result"]["embedded"]
+    assert (task["done"], task["passages"]) == (task["total"], task["result"]["passages"])  # progress adds up
     docs = client.get("/api/v1/documents", params={"corpus": "md"}, headers=KEY).json()["data"]
     assert [d["key"] for d in docs] == ["md/sila.md"]
     hits = client.get("/api/v3/search", params={"q": "zanzibarite", "resource_type": "md"}).json()["data"]["results"]

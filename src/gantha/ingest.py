@@ -392,3 +392,17 @@ def embed_corpora(
     vectors.save()
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
+
+
+# every source by name: the store's readers, the lexicon's tables, and the corpus whose vectors an
+# ingest of that source refreshes (when the corpus is in GANTHA_VECTOR_CORPORA)
+STORE_INGESTERS = {
+    "cst": ingest_cst,
+    "myanmar": ingest_myanmar,
+    "suttacentral": ingest_suttacentral,
+    "bible": ingest_bible,
+    "markdown": ingest_markdown,
+}
+LEXICON_SOURCES = ("wordstats", "grammar", "dict")
+SOURCES = (*STORE_INGESTERS, *LEXICON_SOURCES)
+VECTOR_CORPUS_OF = {"bible": "bible", "markdown": "md"}

@@ -12,7 +12,6 @@ import contextlib
 import fcntl
 import json
 import os
-import shutil
 import sqlite3
 import threading
 import time
@@ -26,14 +25,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from gantha.config import settings
+from gantha.ingest import LEXICON_SOURCES, STORE_INGESTERS, VECTOR_CORPUS_OF, embed_corpora, ingest_lexicon
+from gantha.model import comma_list
 from gantha.store.embedded import EmbeddedStore, StoreError
 from gantha.store.lexicon import Lexicon
 from gantha.store.vectors import VectorIndex
-
-STORE_SOURCES = ("cst", "myanmar", "suttacentral", "bible", "markdown")
-LEXICON_SOURCES = ("wordstats", "grammar", "dict")
-SOURCES = STORE_SOURCES + LEXICON_SOURCES
-CORPUS_OF = {"cst": "cst", "myanmar": "cst", "suttacentral": "cst", "bible": "bible", "markdown": "md"}
 
 
 class Task(BaseModel):
@@ -180,42 +176,30 @@ def run_task(task: Task, queue: TaskQueue) -> dict[str, Any]:
 
 
 def _ingest(index: Path, task: Task, queue: TaskQueue) -> dict[str, Any]:
-    from gantha import ingest
-
     source, path = task.params["source"], Path(task.params["path"])
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {path}")
     if source in LEXICON_SOURCES:
-        return asdict(ingest.ingest_lexicon(Lexicon(index), source, path))
-    last = [0.0]
+        return asdict(ingest_lexicon(Lexicon(index), source, path))
+    counts = {"done": 0, "passages": 0, "written": 0.0}  # kept here; written to the queue at most every 0.3 s
 
     def progress(name: str, passages: int, total: int) -> None:
-        current = queue.get(task.id)
-        assert current is not None
-        fields = {"passages": current.passages + passages, "total": total, "message": f"{name}"}
-        if passages:
-            fields["done"] = current.done + 1
-        if time.monotonic() - last[0] > 0.3 or current.done + 1 >= total:
-            last[0] = time.monotonic()
-            queue.update(task.id, **fields)
+        counts["passages"] += passages
+        counts["done"] += 1 if passages else 0
+        if time.monotonic() - counts["written"] > 0.3 or counts["done"] >= total:
+            counts["written"] = time.monotonic()
+            queue.update(task.id, done=counts["done"], passages=counts["passages"], total=total, message=name)
 
     store = EmbeddedStore(index)
     try:
-        run = {
-            "cst": ingest.ingest_cst,
-            "myanmar": ingest.ingest_myanmar,
-            "suttacentral": ingest.ingest_suttacentral,
-            "bible": ingest.ingest_bible,
-            "markdown": ingest.ingest_markdown,
-        }[source]
-        summary = run(store, path, progress=progress)
-        corpus = CORPUS_OF[source]
+        summary = STORE_INGESTERS[source](store, path, progress=progress)
+        corpus = VECTOR_CORPUS_OF.get(source)
         embedded = None
-        if corpus in [c.strip() for c in settings().vector_corpora.split(",")]:
+        if corpus in comma_list(settings().vector_corpora):
             from gantha.embed import make_embedder
 
             queue.update(task.id, message=f"embedding {corpus}")
-            embedded = asdict(ingest.embed_corpora(store, make_embedder(settings().embedder), [corpus]))
+            embedded = asdict(embed_corpora(store, make_embedder(settings().embedder), [corpus]))
     finally:
         store.finish()
         store.close()
@@ -300,7 +284,3 @@ def save_upload(index: Path, filename: str, data: bytes) -> Path:
     target = folder / name
     target.write_bytes(data)
     return target
-
-
-def remove_upload(path: Path) -> None:
-    shutil.rmtree(path.parent, ignore_errors=True)

@@ -17,8 +17,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from gantha.config import settings
+from gantha.ingest import SOURCES
 from gantha.store.embedded import EmbeddedStore
-from gantha.tasks import SOURCES, Task, TaskQueue, save_upload
+from gantha.tasks import Task, TaskQueue, save_upload
 
 UPLOAD_SOURCES = {".md": "markdown", ".markdown": "markdown", ".txt": "markdown", ".xml": "cst"}  # also .gz of these
 MAX_UPLOAD = 50 * 2**20

@@ -27,14 +27,15 @@ from gantha.corpus.cst import BookError
 from gantha.corpus.download import DownloadError, download_cst
 from gantha.embed import EmbedderError, make_embedder
 from gantha.ingest import (
+    LEXICON_SOURCES,
+    STORE_INGESTERS,
+    VECTOR_CORPUS_OF,
     IngestSummary,
     embed_corpora,
-    ingest_bible,
-    ingest_cst,
     ingest_lexicon,
-    ingest_markdown,
-    ingest_myanmar,
-    ingest_suttacentral,
+)
+from gantha.ingest import (
+    SOURCES as INGEST_SOURCES,
 )
 from gantha.model import CoordinateError, SearchMode, SearchRequest, comma_list
 from gantha.research import Research
@@ -47,7 +48,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.split
 out = Console()
 err = Console(stderr=True)
 
-SOURCES = ("cst", "myanmar", "suttacentral", "wordstats", "grammar", "dict", "bible", "markdown", "all")
+SOURCES = (*INGEST_SOURCES, "all")
 IndexOpt = Annotated[
     Path | None, typer.Option("--index", help="index directory (default: GANTHA_INDEX or a per-user dir)")
 ]
@@ -101,7 +102,6 @@ DATA_LAYOUT = {
     "suttacentral": "suttacentral",
     "bible": "bible",
 }
-LEXICON_SOURCES = ("wordstats", "grammar", "dict")
 
 
 def _ingest_one(source: str, index: Path, path: Path, force: bool, show_progress: bool) -> IngestSummary:
@@ -118,13 +118,7 @@ def _ingest_one(source: str, index: Path, path: Path, force: bool, show_progress
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    run = {
-        "cst": ingest_cst,
-        "myanmar": ingest_myanmar,
-        "suttacentral": ingest_suttacentral,
-        "bible": ingest_bible,
-        "markdown": ingest_markdown,
-    }[source]
+    run = STORE_INGESTERS[source]
     try:
         with Progress(*columns, console=err, disable=not show_progress) as bar:
             task = bar.add_task(source, total=None, passages=0, rate=0.0)
@@ -143,7 +137,7 @@ def _ingest_one(source: str, index: Path, path: Path, force: bool, show_progress
                 )
 
             summary = run(store, path, force=force, progress=progress)
-        corpus = {"bible": "bible", "markdown": "md"}.get(source)
+        corpus = VECTOR_CORPUS_OF.get(source)
         if corpus and corpus in _vector_corpora():
             _embed(store, [corpus], show_progress)
         return summary
