@@ -62,7 +62,7 @@ def main() -> None:
                 "query": kjv[c],
                 "mode": "hybrid",
                 "relevant": [c],
-                "filters": {"languages": ["zh"]},
+                "filters": {"languages": ["zh"], "corpora": ["bible"]},
             }
         )
         rows.append(
@@ -72,7 +72,7 @@ def main() -> None:
                 "query": cuv[c],
                 "mode": "hybrid",
                 "relevant": [c],
-                "filters": {"languages": ["en"]},
+                "filters": {"languages": ["en"], "corpora": ["bible"]},
             }
         )
     for phrase, traditional in TRADITIONAL.items():
@@ -84,7 +84,7 @@ def main() -> None:
                 "query": traditional,
                 "mode": "fuzzy",
                 "relevant": relevant,
-                "filters": {"languages": ["zh"]},
+                "filters": {"languages": ["zh"], "corpora": ["bible"]},
                 "k": 10,
             }
         )

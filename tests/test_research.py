@@ -102,7 +102,7 @@ def test_get_with_channels_citations_and_tokens(research):
     items = {(i.coordinate, i.channel): i for i in res.items}
     pali = items[("cst/vin02m3.mul/75", "pali")]
     assert pali.status == "ok" and pali.text.startswith("Tena samayena")
-    assert pali.citations.default == "Cūḷavaggapāḷi, Pārivāsikakkhandhaka, CST para 75 (PTS Vin II 31; VRI 0.77)"
+    assert pali.citations.default == "Kd 12 Probation: Cūḷavaggapāḷi, Pārivāsikakkhandhaka, CST para 75 (PTS Vin II 31; VRI 0.77)"
     assert "Cūḷavaggapāḷi" in pali.citations.apa and "para. 75" in pali.citations.mla
     samayena = next(t for t in pali.tokens if t.surface == "samayena")
     assert samayena.lemma == "samaya" and samayena.grammar == "sg.inst"
@@ -142,7 +142,8 @@ def test_versions_lists_present_and_missing(research):
     assert res["en"].status == "available" and res["en"].licence == "CC0"
     assert res["my"].provenance == "human" and res["my"].type == "translation"
     digha = {c.channel: c for c in research.versions("cst/s0101m.mul/1").channels}
-    assert digha["en"].status == "missing" and digha["my"].status == "available"
+    assert digha["en"].status == "available" and digha["my"].status == "available"
+    assert digha["en"].author == "Bhikkhu Sujato" and research.versions("cst/vin02m3.mul/75").channels
 
 
 def test_search_results_resolve_to_the_same_text(research):

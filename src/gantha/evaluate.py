@@ -1,9 +1,12 @@
-"""Evaluation: run labelled queries, report recall@k, nDCG@10, MRR and refusal quality per group and mode.
+"""Evaluation: run labelled queries, report hit@k, recall@k, nDCG@10, MRR and refusal quality per group and mode.
 
 A query file is JSON lines: ``{"id", "group", "query", "mode", "relevant": [coordinates],
-"answerable": true|false, "filters": {...}, "lemma": "...", "k": 10}``. An answerable query is
-scored on where its relevant coordinates rank; an unanswerable one should come back ``not_found``
-(semantic/hybrid) or without hits. ``calibrate`` fits the reranker's confidence on the same set.
+"suttas": [uids], "answerable": true|false, "filters": {...}, "lemma": "...", "k": 10}``.
+``suttas`` names texts (``sn56.31``, ``pli-tv-kd12``): every paragraph of them is relevant. An
+answerable query is scored on where its relevant coordinates rank (hit@k: any of them in the top
+k); an unanswerable one should come back ``not_found`` (semantic/hybrid) or without hits.
+``calibrate`` fits the reranker's confidence and refusal threshold on a set: fit on one file,
+report on another.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pydantic import BaseModel, Field
 from gantha.model import SearchRequest
 from gantha.research import Research
 from gantha.search.rerank import fit_calibration
+from gantha.search.service import REFUSAL_DEPTH
 
 
 class EvalQuery(BaseModel):
@@ -27,6 +31,7 @@ class EvalQuery(BaseModel):
     query: str
     mode: str = "fuzzy"
     relevant: list[str] = Field(default_factory=list)
+    suttas: list[str] = Field(default_factory=list)
     answerable: bool = True
     filters: dict[str, Any] = Field(default_factory=dict)
     lemma: str | None = None
@@ -47,6 +52,18 @@ def _ranked(research: Research, q: EvalQuery, mode: str, limit: int):
     return res, [h.coordinate for h in (res.hits or res.weak)]
 
 
+def relevant(research: Research, q: EvalQuery) -> set[str]:
+    """The coordinates that answer a query: its own, and every paragraph of the texts it names."""
+    out = set(q.relevant)
+    for uid in q.suttas:
+        record = research.store.text(uid)
+        if record is None:
+            raise ValueError(f"{q.id}: {uid} is not among the indexed texts (ingest suttacentral)")
+        span = (record.first_seq, record.last_seq)
+        out |= {p.coordinate for p in research.store.book_passages(record.corpus, record.book, "pali", span)}
+    return out
+
+
 def run(research: Research, queries: list[EvalQuery], modes: list[str] | None = None) -> dict[str, Any]:
     """Metrics per group and mode, and refusal precision/recall per mode."""
     per: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -59,15 +76,16 @@ def run(research: Research, queries: list[EvalQuery], modes: list[str] | None = 
             cell = refusal[mode]
             if q.answerable:
                 cell["fn" if refused else "tn"] += 1
-                relevant = set(q.relevant)
+                wanted = relevant(research, q)
                 got = [c for c in ([] if refused else ranked)]
-                hits_at_k = [c in relevant for c in got[: q.k]]
+                hits_at_k = [c in wanted for c in got[: q.k]]
                 m = per[(q.group, mode)]
-                m["recall@k"].append(sum(hits_at_k) / max(1, min(len(relevant), q.k)))
-                dcg = sum(1 / math.log2(i + 2) for i, hit in enumerate(got[:10]) if hit in relevant)
-                ideal = sum(1 / math.log2(i + 2) for i in range(min(len(relevant), 10)))
+                m["hit@k"].append(float(any(hits_at_k)))
+                m["recall@k"].append(sum(hits_at_k) / max(1, min(len(wanted), q.k)))
+                dcg = sum(1 / math.log2(i + 2) for i, hit in enumerate(got[:10]) if hit in wanted)
+                ideal = sum(1 / math.log2(i + 2) for i in range(min(len(wanted), 10)))
                 m["ndcg@10"].append(dcg / ideal if ideal else 0.0)
-                first = next((i for i, c in enumerate(got) if c in relevant), None)
+                first = next((i for i, c in enumerate(got) if c in wanted), None)
                 m["mrr"].append(0.0 if first is None else 1 / (first + 1))
             else:
                 cell["tp" if refused else "fp"] += 1
@@ -88,21 +106,33 @@ def run(research: Research, queries: list[EvalQuery], modes: list[str] | None = 
 
 
 def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"):
-    """Fit the reranker's calibration on each query's top candidate in ``mode``; save it with the index."""
-    if research.reranker is None:
+    """Fit the reranker's confidence and the refusal threshold on these queries; save them with the index.
+
+    Every query's best ``REFUSAL_DEPTH`` candidates (as search judges them) are samples: relevant or not
+    by the labels; a query is refused when its best candidate's confidence is below the threshold.
+    """
+    if research.judge is None:
         raise ValueError("calibration needs vectors: run `gantha embed` first")
-    samples = []
+    searcher = research.searcher
+    samples: list[tuple[float, float, int, bool]] = []
+    groups: list[list[int]] = []
     for q in queries:
         if q.lemma or not q.query.strip():
             continue
-        res = research.searcher.search(_request(q, mode, 5))
-        passages = research.store.get_ids([f"{h.coordinate}@{h.channel}" for h in res.hits[:1]])
-        if not passages:
+        fused, evidence, _ = searcher.fused_ranking(_request(q, mode, REFUSAL_DEPTH))
+        top = [d for d, _ in fused[:REFUSAL_DEPTH]]
+        pairs = searcher.evidence_passages(top, searcher.store.get_ids(top), evidence)
+        if not pairs:
             continue
-        ((cos, lex),) = research.reranker.features(q.query, list(passages.values()))
-        samples.append((cos, lex, int(q.answerable and res.hits[0].coordinate in set(q.relevant)), q.answerable))
-    cal = fit_calibration(samples)
-    cal.source = f"fitted on {len(samples)} queries ({mode})"
+        wanted = relevant(research, q) if q.answerable else set()
+        features = research.judge.reranker.features(q.query, [p for _, p in pairs])
+        groups.append(list(range(len(samples), len(samples) + len(pairs))))
+        samples += [
+            (cos, lex, int(p.coordinate in wanted), q.answerable)
+            for (_, p), (cos, lex) in zip(pairs, features, strict=True)
+        ]
+    cal = fit_calibration(samples, groups)
+    cal.source = f"fitted on {len(groups)} queries ({mode})"
     cal.save(research.store.path)
-    research.calibration = cal
+    research.judge.calibration = cal
     return cal

@@ -9,6 +9,7 @@ unchanged since their recorded ingest are skipped, so re-running an interrupted 
 from __future__ import annotations
 
 import os
+import re
 import time
 import zlib
 from collections.abc import Callable
@@ -18,13 +19,17 @@ from typing import Any
 
 from gantha.corpus import bible, cst, dictionary, markdown, myanmar, suttacentral, wikipali
 from gantha.corpus.files import SourceError
-from gantha.store.base import BookRecord, Clause, StoreQuery
+from gantha.model import Passage, comma_list
+from gantha.store.base import BookRecord
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
 from gantha.store.vectors import VectorIndex
 from gantha.text import chinese
+from gantha.text.sentences import chunks
 
 COMMIT_EVERY = 100_000  # passages between commits: the most an interruption can lose
+CHUNK_WORDS = 100  # longest piece of a passage that gets one vector
+CONTEXT_WORDS = {"cst": 60}  # corpora read as continuous texts: shorter passages are embedded with neighbours
 
 
 @dataclass
@@ -37,11 +42,24 @@ class IngestSummary:
     page_refs: int = 0
     bold_terms: int = 0
     seconds: float = 0.0
-    skipped: list[dict[str, str]] = field(default_factory=list)  # {"item", "reason"}
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {"item", "reason"}: could not be read
+    details: list[dict[str, str]] = field(default_factory=list)  # {"item", "reason"}: read, partly left out
+    coverage: dict[str, dict] = field(default_factory=dict)  # per collection, for aligned translations
+    report: str | None = None  # the file listing what was skipped or left out
 
     @property
     def ok(self) -> bool:
         return not self.skipped
+
+
+def write_report(summary: IngestSummary, folder: Path) -> Path:
+    """Write what a source skipped or left out, one item a line, to ``folder/<source>.tsv``; return the path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{summary.source}.tsv"
+    lines = [f"skipped\t{i['item']}\t{i['reason']}" for i in summary.skipped]
+    lines += [f"left out\t{i['item']}\t{i['reason']}" for i in summary.details]
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path
 
 
 Progress = Callable[[str, int, int], None]  # (book id, passages in it, books total)
@@ -213,46 +231,90 @@ def ingest_myanmar(
 def ingest_suttacentral(
     store: EmbeddedStore, path: Path, *, force: bool = False, progress: Progress | None = None
 ) -> IngestSummary:
-    """Ingest SuttaCentral segment files: each channel (Pali root, translations) aligned to CST paragraphs."""
+    """Align SuttaCentral's Pali and translations to the indexed CST paragraphs, collection by collection.
+
+    Each collection (DN, MN, SN, AN, KN, Vinaya) is read against its CST books; every segment lands in
+    the paragraph holding its words (``gantha.text.align``), channels ``pli-ms`` and the translations'
+    languages. A collection whose files and CST books are unchanged since its last alignment is skipped.
+    """
     started = time.perf_counter()
     summary = IngestSummary("suttacentral", str(path))
     texts = suttacentral.discover(path)
-
-    def find_book(n: int, volume: int, page: int) -> str | None:
-        res = store.search(
-            StoreQuery(
-                must=[Clause("page_refs", [f"P{volume}.{page:04d}"])],
-                filters={"channel": ["pali"]},
-                book_pattern="vin",
-                limit=100,
-                aggregate=(),
+    if not texts:
+        summary.skipped.append({"item": str(path), "reason": "no SuttaCentral text files (*_root-pli-ms.json) found"})
+    titles = suttacentral.names(path)
+    recorded = store.books("cst")
+    for collection, pattern in suttacentral.COLLECTIONS.items():
+        members = [t for t in texts if t.collection == collection]
+        separate = [t for t in members if not suttacentral.NOT_SEPARATE.match(t.uid)]
+        if not members:
+            continue
+        books = sorted(rec.info.book for rec in recorded.values() if re.match(pattern, rec.info.book))
+        if not books:
+            summary.skipped.append(
+                {
+                    "item": collection,
+                    "reason": f"no CST book of this collection is indexed ({pattern}): ingest cst first",
+                }
             )
-        )
-        return next((h.passage.book for h in res.hits if h.passage.para == str(n)), None)
-
-    grouped: dict[tuple[str, str], tuple[object, list, list[str]]] = {}
-    for text in texts:
-        if not text.channels:
-            summary.skipped.append({"item": text.text_id, "reason": "only edition references, no text to align"})
             continue
-        try:
-            book, passages = suttacentral.read_text_channels(text, find_book)
-        except ValueError as exc:
-            summary.skipped.append({"item": text.text_id, "reason": str(exc)})
-            continue
-        for channel, _ in text.channels.values():
-            entry = grouped.setdefault((book, channel.name), (channel, [], []))
-            entry[1].extend(p for p in passages if p.channel == channel.name)
-            entry[2].append(text.text_id)
-        if progress:
-            progress(text.text_id, len(passages), len(texts))
-    signature = _tree_signature(path)
-    for (book, name), (channel, passages, text_ids) in grouped.items():
-        recorded = store.books("cst", channel=name).get(f"cst/{book}")
-        if not force and recorded and recorded.signature == signature:
+        files = [f for t in members for f in (t.root, t.reference, *(f for _, f in t.translations)) if f]
+        signature = _signature(*files) + "|" + "|".join(recorded[f"cst/{b}"].signature for b in books)
+        key = f"suttacentral:{collection}"
+        if not force and store.get_meta(key) == signature:
             summary.unchanged += 1
             continue
-        _store_channel(store, summary, book, channel, passages, signature, str(path), ",".join(text_ids))
+        paragraphs = [p for b in books for p in store.book_passages("cst", b)]
+        try:
+            aligned = suttacentral.align_collection(paragraphs, separate, titles)
+        except SourceError as exc:
+            summary.skipped.append({"item": collection, "reason": str(exc)})
+            continue
+        by_book: dict[tuple[str, str], list] = {}
+        for p in aligned.passages:
+            by_book.setdefault((p.book, p.channel), []).append(p)
+        for book in books:  # this source's channels of an earlier alignment (not the Burmese or others)
+            for r in store.channels("cst", book):
+                if r.channel.source.lower().startswith("suttacentral"):
+                    store.delete_book("cst", book, r.channel.name)
+        for passages in by_book.values():
+            store.add(passages)
+            summary.passages += len(passages)
+        store.commit(
+            [
+                BookRecord(
+                    recorded[f"cst/{book}"].info,
+                    aligned.channels[(book, channel)],
+                    len(passages),
+                    signature=signature,
+                    source=str(path),
+                )
+                for (book, channel), passages in by_book.items()
+            ]
+        )
+        store.set_texts(collection, aligned.texts)
+        store.set_meta(key, signature)
+        summary.books += len({b for b, _ in by_book})
+        cov = aligned.coverage
+        summary.coverage[collection] = {
+            "texts": cov.texts,
+            "segments": cov.segments,
+            "placed": cov.placed,
+            "translated": cov.translated,
+            "translated_placed": cov.translated_placed,
+            "share": round(cov.share, 4),
+            "reference_agreement": round(cov.reference_agrees / cov.reference_checked, 4)
+            if cov.reference_checked
+            else None,
+        }
+        summary.details += [{"item": sid, "reason": f"{collection}: {why}"} for sid, why in aligned.left_out]
+        summary.details += [
+            {"item": t.uid, "reason": "Pātimokkha: its rules stand in the Vibhaṅga, where they are aligned"}
+            for t in members
+            if suttacentral.NOT_SEPARATE.match(t.uid)
+        ]
+        if progress:
+            progress(collection, len(aligned.passages), len(suttacentral.COLLECTIONS))
     store.finish()
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
@@ -367,27 +429,88 @@ def ingest_markdown(
 # --- vectors ------------------------------------------------------------------------------------------
 
 
+def vector_targets(spec: str | list[str]) -> list[tuple[str, str | None]]:
+    """``"cst:en,bible"`` → ``[("cst", "en"), ("bible", None)]``: corpora (and channel) that get vectors."""
+    out = []
+    for item in comma_list(spec):
+        corpus, _, channel = item.partition(":")
+        out.append((corpus, channel or None))
+    return out
+
+
+def embedding_texts(
+    passages: list[Passage], group: Callable[[Passage], object], context_words: int, chunk_words: int
+) -> list[list[str]]:
+    """The texts embedded for each passage (in reading order): a long one in pieces of consecutive sentences;
+    a short one (fewer than ``context_words`` words) widened with its neighbours of the same ``group``, so a
+    one-line paragraph ("Mendicants!") is embedded with what it belongs to."""
+    words = [p.text.split() for p in passages]
+    keys = [group(p) for p in passages]
+    out = []
+    for i, p in enumerate(passages):
+        if len(words[i]) >= context_words or not context_words:
+            out.append(chunks(p.text, chunk_words))
+            continue
+        before: list[str] = []
+        after: list[str] = []
+        lo, hi = i - 1, i + 1
+        while len(before) + len(words[i]) + len(after) < context_words:
+            grew = False
+            if lo >= 0 and keys[lo] == keys[i]:
+                before, lo, grew = words[lo] + before, lo - 1, True
+            if hi < len(passages) and keys[hi] == keys[i] and len(before) + len(words[i]) + len(after) < context_words:
+                after, hi, grew = after + words[hi], hi + 1, True
+            if not grew:
+                break
+        room = max(0, chunk_words - len(words[i]))
+        before = before[-(room // 2 or 1) :] if before and room else []
+        after = after[: max(0, room - len(before))]
+        out.append([" ".join(before + words[i] + after)])
+    return out
+
+
 def embed_corpora(
-    store: EmbeddedStore, embedder, corpora: list[str], *, progress: Progress | None = None, batch: int = 256
+    store: EmbeddedStore,
+    embedder,
+    targets: list[str],
+    *,
+    progress: Progress | None = None,
+    batch: int = 256,
+    chunk_words: int = CHUNK_WORDS,
 ) -> IngestSummary:
-    """Embed every passage of these corpora that has no vector yet (vectors live beside the index)."""
+    """Embed every passage of these targets (``corpus`` or ``corpus:channel``) whose vectors are not current.
+
+    A passage longer than ``chunk_words`` gets one vector per piece of consecutive sentences; search
+    scores it by its best piece. In corpora read as continuous texts (``CONTEXT_WORDS``) a short
+    passage is embedded with its neighbours. Vectors of passages no longer in the index are dropped.
+    """
     started = time.perf_counter()
-    summary = IngestSummary("embed", ",".join(corpora))
+    summary = IngestSummary("embed", ",".join(targets))
     vectors = VectorIndex(store.path, embedder.name, embedder.dim)
-    for corpus in corpora:
-        passages = store.iter_passages(corpus)
-        vectors.retain(corpus, {p.doc_id for p in passages})
-        todo = [p for p in passages if vectors.checksum(p.doc_id) != zlib.crc32(p.text.encode())]
-        for i in range(0, len(todo), batch):
-            chunk = todo[i : i + batch]
-            vectors.add(
-                [p.doc_id for p in chunk],
-                embedder.encode([p.text for p in chunk]),
-                [(p.corpus, p.channel, p.language, zlib.crc32(p.text.encode()), p.primary) for p in chunk],
-            )
-            summary.passages += len(chunk)
+    for corpus, channel in vector_targets(targets):
+        passages = sorted(store.iter_passages(corpus, channel), key=lambda p: (p.book, p.seq))
+        vectors.retain(corpus, {p.doc_id for p in passages}, {channel} if channel else None)
+
+        def group(p: Passage) -> object:
+            named = store.text_at(p.corpus, p.book, p.seq)
+            return (p.book, named.uid if named else p.chapter)
+
+        pieces = embedding_texts(passages, group, CONTEXT_WORDS.get(corpus, 0), chunk_words)
+        rows: list[tuple[str, str, tuple]] = []
+        for p, texts in zip(passages, pieces, strict=True):
+            crc = zlib.crc32("\n".join(texts).encode())
+            if vectors.checksum(p.doc_id) == crc:
+                continue
+            meta = (p.corpus, p.channel, p.language, crc, p.primary)
+            ids = [p.doc_id] if len(texts) == 1 else [f"{p.doc_id}#{k}" for k in range(1, len(texts) + 1)]
+            rows += [(row_id, text, meta) for row_id, text in zip(ids, texts, strict=True)]
+            summary.passages += 1
+        total = max(1, -(-len(rows) // batch))
+        for i in range(0, len(rows), batch):
+            part = rows[i : i + batch]
+            vectors.add([r[0] for r in part], embedder.encode([r[1] for r in part]), [r[2] for r in part])
             if progress:
-                progress(corpus, len(chunk), max(1, len(todo) // batch + 1))
+                progress(f"{corpus}:{channel}" if channel else corpus, len(part), total)
         summary.books += 1
     vectors.save()
     summary.seconds = round(time.perf_counter() - started, 2)
@@ -405,4 +528,10 @@ STORE_INGESTERS = {
 }
 LEXICON_SOURCES = ("wordstats", "grammar", "dict")
 SOURCES = (*STORE_INGESTERS, *LEXICON_SOURCES)
-VECTOR_CORPUS_OF = {"bible": "bible", "markdown": "md"}
+VECTOR_CORPUS_OF = {"bible": "bible", "markdown": "md", "suttacentral": "cst"}
+
+
+def vectors_after(source: str, configured: str) -> list[str]:
+    """The configured vector targets (``GANTHA_VECTOR_CORPORA``) that an ingest of ``source`` refreshes."""
+    corpus = VECTOR_CORPUS_OF.get(source)
+    return [t for t in comma_list(configured) if corpus and t.partition(":")[0] == corpus]

@@ -80,6 +80,23 @@ class ChannelInfo:
     licence: str = ""
     provenance: str = "unknown"  # human | machine | unknown — never guessed as human
     source: str = ""
+    title: str = ""  # of the publication, e.g. "Middle Discourses"
+
+
+@dataclass(slots=True)
+class TextRecord:
+    """A named text inside a book (a sutta, a rule): its reference and the paragraphs it spans."""
+
+    uid: str  # mn10, sn56.31, pli-tv-bu-vb-pj1
+    label: str  # MN 10
+    corpus: str
+    book: str
+    first_para: str
+    last_para: str
+    first_seq: int
+    last_seq: int
+    title: str = ""  # English: Mindfulness Meditation
+    pali_title: str = ""  # Satipaṭṭhānasutta
 
 
 PALI_CHANNEL = ChannelInfo(
@@ -164,6 +181,14 @@ class SearchRequest(BaseModel):
     related_id: str | None = None  # a verse reference such as "Rom 3:24" or "罗马书 3:24"
 
 
+class Aside(BaseModel):
+    """A translation of a hit's paragraph, shown beside it."""
+
+    channel: str
+    language: str
+    snippet: str
+
+
 class Hit(BaseModel):
     rank: int
     coordinate: str
@@ -183,6 +208,9 @@ class Hit(BaseModel):
     bold_match: bool = False
     similarity: float | None = None  # 0–1, for similar-sentence search
     confidence: float | None = None  # 0–1 from the reranker (semantic and hybrid search)
+    sutta: str | None = None  # the named text holding the passage: "MN 10", "SN 56.31", "Kd 12"
+    sutta_title: str | None = None  # its English title: "Mindfulness Meditation"
+    translations: list[Aside] = Field(default_factory=list)  # semantic and hybrid: the English beside the Pali
 
     @classmethod
     def of(cls, p: Passage, rank: int, snippet: str, score: float, *, sentence: int | None = None, **extra: Any) -> Hit:

@@ -18,23 +18,35 @@ from pydantic import BaseModel, Field
 
 from gantha.config import settings
 from gantha.corpus.bible import parse_reference
-from gantha.model import Coordinate, CoordinateError, Hit, Passage, QueryInfo, SearchRequest, SearchResponse
-from gantha.search.fusion import rrf
+from gantha.model import (
+    Coordinate,
+    CoordinateError,
+    Hit,
+    Passage,
+    QueryInfo,
+    SearchMode,
+    SearchRequest,
+    SearchResponse,
+    TextRecord,
+)
 from gantha.search.highlight import snippet
-from gantha.search.rerank import Calibration, EmbeddingReranker
+from gantha.search.rerank import Calibration, EmbeddingReranker, Judge
 from gantha.search.semantic import SemanticRoute
 from gantha.search.service import Searcher, SearchError
 from gantha.store.base import Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
+from gantha.text import chinese
 from gantha.text.chinese import has_chinese, to_simplified
 from gantha.text.inflect import analyse, expand, grammar_label, grammar_short
 from gantha.text.pali import SCRIPTS, WORD_RE, canon, fold, from_roman, normalize_query_text
-from gantha.text.refs import citation_pages, cite_page, parse_page_ref
+from gantha.text.refs import citation_pages, cite_page, covering_uid, parse_page_ref, parse_text_ref
 from gantha.text.sentences import SENTENCE_SUFFIX, similarity
 from gantha.text.sentences import split as split_sentences
 
 MAX_COORDINATES = 100
+MAX_BRIDGES = 3  # Pali lemmas one query may bridge to
+COMMON_BRIDGE = 3000  # paragraphs above which a term inside a longer query is not bridged
 MAX_CHAPTER_PARAGRAPHS = 5000
 SIMILAR_CANDIDATES = 300  # paragraphs examined for similar sentences
 SENTENCE_PARAGRAPHS = 1000  # paragraphs split for a sentence-granularity search
@@ -247,10 +259,18 @@ class Research:
     ):
         self.store = store
         self.lexicon = lexicon
-        self.searcher = Searcher(store, semantic, fusion)
-        self.calibration = Calibration.load(store.path)
-        self.reranker = EmbeddingReranker(semantic.embedder, semantic.vectors) if semantic else None
+        judge = (
+            Judge(EmbeddingReranker(semantic.embedder, semantic.vectors), Calibration.load(store.path))
+            if semantic
+            else None
+        )
+        self.searcher = Searcher(store, semantic, fusion, judge)
         self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
+
+    @property
+    def judge(self) -> Judge | None:
+        """The reranker and its calibration (None without vectors)."""
+        return self.searcher.judge
 
     # forms ---------------------------------------------------------------------------------------
 
@@ -406,21 +426,36 @@ class Research:
         return out
 
     def bridges(self, text: str) -> list[dict[str, Any]]:
-        """Pali lemmas (with their attested forms) that a Chinese or English query names exactly."""
-        out = []
-        for lemma, source in self.lexicon.bridge(text, self.synonyms):
-            forms = [f.form for f in self.forms(lemma).forms]
-            if forms:
-                out.append({"from": text, "to": lemma, "source": source, "forms": forms})
-        return out
+        """Pali lemmas (with their attested forms) that a Chinese or English query names.
 
-    def _bridge_ranking(self, bridges: list[dict[str, Any]], req: SearchRequest, depth: int) -> tuple[list, int]:
+        The whole query first; failing that, each Chinese term inside a longer Chinese query
+        (``佛陀关于四圣谛的教导`` → 四圣谛 → ariyasacca). A lemma spelt with ``ṇ`` where the texts
+        write ``n`` (bhikkhuṇī → bhikkhunī) takes the spelling the texts use.
+        """
+        found = [(text, lemma, source) for lemma, source in self.lexicon.bridge(text, self.synonyms)]
+        inside = not found and has_chinese(text)
+        if inside:  # the query's own terms, one lemma each
+            for term, _, _ in chinese.tokens(text):
+                if len(term) > 1 and (named := self.lexicon.bridge(term, self.synonyms)):
+                    found.append((term, *named[0]))
+        out: list[dict[str, Any]] = []
+        for term, lemma, source in found:
+            spellings = dict.fromkeys([lemma, lemma.replace("ṇ", "n")])
+            expansion = max((self.forms(s) for s in spellings), key=lambda f: f.total_paragraphs)
+            lemma = expansion.lemma or lemma
+            if inside and expansion.total_paragraphs > COMMON_BRIDGE:
+                continue  # a word of every other paragraph (佛陀, 比丘) says nothing about the question
+            if expansion.forms and all(b["to"] != lemma for b in out):
+                forms = [f.form for f in expansion.forms]
+                out.append({"from": term, "to": lemma, "source": source, "forms": forms})
+        return out[:MAX_BRIDGES]
+
+    def _bridge_ranking(self, bridges: list[dict[str, Any]], req: SearchRequest, depth: int) -> list:
+        """The Pali passages holding a bridged lemma's forms, under the request's filters, best first."""
         forms = sorted({f for b in bridges for f in b["forms"]})
-        sq, _, _ = self.searcher.plan(
-            SearchRequest(forms=forms, limit=depth, books=req.books, categories=req.categories, tags=req.tags)
-        )
-        result = self.store.search(sq)
-        return [(h.passage.doc_id, h.score) for h in result.hits], result.total
+        only_forms = {"q": "", "forms": forms, "limit": depth, "offset": 0, "mode": SearchMode.FUZZY}
+        sq, _, _ = self.searcher.plan(req.model_copy(update=only_forms))
+        return [(h.passage.doc_id, h.score) for h in self.store.search(sq).hits]
 
     def verse(self, reference: str) -> str:
         """The coordinate of a verse reference (``Rom 3:24``, ``罗马书 3:24``) among the indexed Bibles."""
@@ -432,7 +467,23 @@ class Research:
         return ref.coordinate
 
     def _related(self, req: SearchRequest) -> SearchResponse:
-        """Every channel's text of the verse a reference names."""
+        """The paragraphs of a named text (``MN 10``: Pali, English beside), or every channel's text of a verse."""
+        started = time.perf_counter()
+        if named := self.named(req.related_id or ""):
+            paragraphs = self.store.book_passages(named.corpus, named.book, "pali", (named.first_seq, named.last_seq))
+            page = paragraphs[req.offset : req.offset + req.limit]
+            hits = [
+                self.searcher.hit(p, rank, html.escape(p.text), 1.0)
+                for rank, p in enumerate(page, start=req.offset + 1)
+            ]
+            self.searcher.attach_translations(hits, set())
+            info = QueryInfo(
+                original=req.related_id or "",
+                mode=req.mode,
+                normalized=f"{named.label} = {named.corpus}/{named.book}/{named.first_para}–{named.last_para}",
+                routes=["reference"],
+            )
+            return SearchResponse.timed(started, len(paragraphs), hits, info)
         coordinate = self.verse(req.related_id or "")
         channels = [c.name for c in self.store.all_channels()]
         passages = [p for ch in channels if (p := self.store.get([coordinate], ch).get(coordinate))]
@@ -456,7 +507,7 @@ class Research:
             else []
         )
         if bridges:
-            return self.refuse_or_keep(req.q, self._bridged(req, bridges), req)
+            return self._bridged(req, bridges)
         expansion = None
         if lemma:
             expansion = self.forms(lemma)
@@ -464,8 +515,6 @@ class Research:
                 raise SearchError("unattested_lemma", expansion.message or f"no attested forms of {lemma!r}")
             req = req.model_copy(update={"forms": [*req.forms, *(f.form for f in expansion.forms)]})
         res = self._sentence_search(req) if req.granularity == "sentence" else self.searcher.search(req)
-        if req.mode in ("semantic", "hybrid"):
-            res = self.refuse_or_keep(req.q, res, req)
         if expansion:
             res.query_info.lemma = {
                 "lemma": expansion.lemma,
@@ -488,30 +537,6 @@ class Research:
                     break
         return res
 
-    def refuse_or_keep(self, query: str, res: SearchResponse, req: SearchRequest) -> SearchResponse:
-        """Attach each hit's confidence; when even the best is below the threshold, answer not_found."""
-        if self.reranker is None or not res.hits or req.mode not in ("semantic", "hybrid"):
-            return res
-        passages = self.store.get_ids([f"{h.coordinate}@{h.channel}" for h in res.hits])
-        ordered = [passages.get(f"{h.coordinate}@{h.channel}") for h in res.hits]
-        known = [(h, p) for h, p in zip(res.hits, ordered, strict=True) if p is not None]
-        for (h, _), c in zip(
-            known, self.reranker.confidences(query, [p for _, p in known], self.calibration), strict=True
-        ):
-            h.confidence = c
-        best = max((h.confidence or 0.0) for h in res.hits)
-        res.query_info.notes.append(
-            f"reranker {self.reranker.name}, threshold {self.calibration.threshold} "
-            f"({self.calibration.source} calibration)"
-        )
-        if best < self.calibration.threshold:
-            res.outcome, res.weak, res.hits = "not_found", res.hits[:5], []
-            res.message = (
-                f"nothing relevant enough: best confidence {best:.2f} is below {self.calibration.threshold}; "
-                "the closest candidates are listed as weak, not as answers"
-            )
-        return res
-
     def _is_pali(self, text: str) -> bool:
         """Every word of the query is a Pali word of the index: no dictionary bridge is needed."""
         if has_chinese(text):
@@ -521,29 +546,26 @@ class Research:
 
     def _bridged(self, req: SearchRequest, bridges: list[dict[str, Any]]) -> SearchResponse:
         """The query's own route fused (RRF) with the Pali passages of the lemmas it names."""
-        depth = max(50, req.offset + req.limit)
-        bridge, bridge_total = self._bridge_ranking(bridges, req, depth)
         if req.mode in ("semantic", "hybrid"):
+            bridge = self._bridge_ranking(bridges, req, max(50, req.offset + req.limit))
             res = self.searcher.search_fused(req, extra=[bridge], extra_routes=["bridge"])
-        else:
+        else:  # one store query: the query's own words, or a form of a bridged lemma (exact totals, aggregations)
             started = time.perf_counter()
-            try:
-                own, info = self.searcher.lexical_ranking(req, depth)
-                own_total = self.searcher.search(req.model_copy(update={"limit": 1, "offset": 0})).total
-            except SearchError:
-                own, info, own_total = [], QueryInfo(original=req.q, mode=req.mode), 0
-            fused = rrf([[d for d, _ in own], [d for d, _ in bridge]])
-            page = fused[req.offset : req.offset + req.limit]
-            passages = self.store.get_ids([d for d, _ in page])
-            forms = {f for b in bridges for f in b["forms"]}
+            forms = sorted({f for b in bridges for f in b["forms"]})
+            sq, info, analysed = self.searcher.plan(req)
+            own, sq.must = sq.must, []
+            sq.alternatives = [group for group in (own, [Clause("exact", forms)]) if group]
+            sq.rank_first.append(Clause("bold_exact", forms))
+            result = self.store.search(sq)
+            terms = set(forms) | {canon(t) for t in analysed.terms}
             hits = [
-                Hit.of(p, rank, snippet(p.text, canon, forms | set(info.terms))[0], round(score, 4))
-                for rank, (d, score) in enumerate(page, req.offset + 1)
-                if (p := passages.get(d))
+                self.searcher.hit(h.passage, rank, snippet(h.passage.text, canon, terms)[0], round(h.score, 4))
+                for rank, h in enumerate(result.hits, req.offset + 1)
             ]
             info.routes = ["lexical", "bridge"]
-            info.fusion = "rrf"
-            res = SearchResponse.timed(started, own_total + bridge_total, hits, info)
+            res = SearchResponse.timed(
+                started, result.total, hits, info, aggregations=self.searcher.buckets(result.aggregations)
+            )
         res.query_info.bridges = bridges
         return res
 
@@ -663,12 +685,41 @@ class Research:
                     break
         return Token(surface=surface, lemma=lemma, grammar=grammar, pos=pos)
 
+    def named(self, reference: str) -> TextRecord | None:
+        """The named text (sutta, rule) a reference such as ``MN 10``, ``sn56.11`` or ``Dhp 183`` points to.
+
+        Raises SearchError when the reference is well formed but names nothing in the index.
+        """
+        uid = parse_text_ref(reference)
+        if uid is None:
+            return None
+        record = self.store.text(uid)
+        if record is None and (m := re.match(r"^(.*?)\d+$", uid)):
+            ranges = [r.uid for r in self.store.texts(m.group(1))]
+            found = covering_uid(uid, ranges)
+            record = self.store.text(found) if found else None
+        if record is None:
+            raise SearchError(
+                "not_found",
+                f"{reference!r} ({uid}) is not among the indexed texts: ingest the SuttaCentral texts "
+                "(`gantha ingest suttacentral PATH`) to resolve sutta references",
+            )
+        return record
+
+    def resolve(self, text: str) -> str:
+        """A coordinate as written, or the first paragraph of the named text a reference (``MN 10``) points to."""
+        if record := self.named(text):
+            return f"{record.corpus}/{record.book}/{record.first_para}"
+        return str(Coordinate.parse(text))
+
     def citations(self, p: Passage) -> Citations:
         pages = citation_pages(p.page_refs, p.page_starts)
         refs = "; ".join(cite_page(pages[e], p.book) for e in "PVMT" if e in pages and e != "M" and e != "T")
         chapter = chapter_name(p.chapter_title) if p.chapter_title else ""
         where = ", ".join(x for x in (p.book_title, chapter) if x)
-        default = f"{where}, CST para {p.para}" + (f" ({refs})" if refs else "")
+        named = self.store.text_at(p.corpus, p.book, p.seq)
+        label = f"{named.label}{f' {named.title}' if named.title else ''}: " if named else ""
+        default = f"{label}{where}, CST para {p.para}" + (f" ({refs})" if refs else "")
         apa = (
             f"Vipassana Research Institute. (n.d.). {p.book_title}"
             + (f": {chapter}" if chapter else "")
@@ -689,10 +740,13 @@ class Research:
             raise SearchError("too_many", f"at most {MAX_COORDINATES} coordinates per call")
         parsed: list[str] = []
         items: list[GetItem] = []
+        with_translations: set[str] = set()  # coordinates asked for by a sutta reference: English shown too
         for c in coordinates:
             try:
-                parsed.append(str(Coordinate.parse(c)))
-            except CoordinateError as exc:
+                parsed.append(self.resolve(c))
+                if parse_text_ref(c):
+                    with_translations.add(parsed[-1])
+            except (CoordinateError, SearchError) as exc:
                 parsed.append("")
                 items.append(
                     GetItem(coordinate=c, channel=(channels or ["pali"])[0], status="not_found", message=str(exc))
@@ -701,7 +755,7 @@ class Research:
         sentences = {c: m for c in valid if (m := SENTENCE_SUFFIX.match(c.rsplit("/", 1)[1]))}
         paragraph_of = {c: (c.rsplit("/", 1)[0] + "/" + m.group("para")) for c, m in sentences.items()}
         valid = [paragraph_of.get(c, c) for c in valid]
-        wanted = {c: channels or self._default_channels(c) for c in valid}
+        wanted = {c: channels or self._default_channels(c, c in with_translations) for c in valid}
         needed = {ch for chs in wanted.values() for ch in chs} | (
             {"pali"} if any(c.startswith("cst/") for c in valid) else set()
         )  # the Pali says a CST coordinate exists
@@ -765,10 +819,14 @@ class Research:
                     break
         return GetResult(items=items)
 
-    def _default_channels(self, coordinate: str) -> list[str]:
+    def _default_channels(self, coordinate: str, translations: bool = False) -> list[str]:
         corpus, _, rest = coordinate.partition("/")
-        if corpus == "cst":
-            return ["pali"]
+        if corpus == "cst":  # the original; with its translations when asked by a sutta reference
+            if not translations:
+                return ["pali"]
+            book = rest.rpartition("/")[0]
+            names = [r.channel.name for r in self.store.channels(corpus, book)]
+            return ["pali", *sorted({n for n in names if n not in ("pali", "pli-ms")})]
         book = rest.rpartition("/")[0]
         return [r.channel.name for r in self.store.channels(corpus, book)] or ["pali"]
 
@@ -778,8 +836,8 @@ class Research:
         return anchor if anchor and self.store.get([anchor], channel) else None
 
     def _pali(self, coordinate: str) -> Passage:
-        """The passage at a coordinate: the Pali original, else the first channel that has it."""
-        c = str(Coordinate.parse(coordinate))
+        """The passage at a coordinate (or a sutta reference): the Pali original, else the first channel with it."""
+        c = self.resolve(coordinate)
         for channel in ["pali", *(ch.name for ch in self.store.all_channels() if ch.name != "pali")]:
             if p := self.store.get([c], channel).get(c):
                 return p
@@ -792,13 +850,19 @@ class Research:
         if script not in SCRIPTS:
             raise SearchError("invalid_parameter", f"unknown script {script!r}; one of {', '.join(SCRIPTS)}")
         p = self._pali(coordinate)
-        passages = self.store.chapter(p.corpus, p.book, p.chapter, channel if p.channel == "pali" else p.channel)
+        channel = channel if p.channel == "pali" else p.channel
+        if named := self.named(coordinate):  # a sutta reference: that sutta, not the chapter holding it
+            passages = self.store.book_passages(p.corpus, p.book, channel, (named.first_seq, named.last_seq))
+            title = f"{named.label} {named.title or named.pali_title}".strip()
+        else:
+            passages = self.store.chapter(p.corpus, p.book, p.chapter, channel)
+            title = p.chapter_title or (p.path[-1] if p.path else "")
         chars = sum(len(x.text) for x in passages)
         result = ChapterResult(
             coordinate=p.coordinate,
             book=p.book,
             book_title=p.book_title,
-            chapter=p.chapter_title or (p.path[-1] if p.path else ""),
+            chapter=title,
             channel=channel,
             paragraphs=len(passages),
             characters=chars,

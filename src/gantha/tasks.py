@@ -25,11 +25,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from gantha.config import settings
-from gantha.ingest import LEXICON_SOURCES, STORE_INGESTERS, VECTOR_CORPUS_OF, embed_corpora, ingest_lexicon
-from gantha.model import comma_list
+from gantha.ingest import LEXICON_SOURCES, STORE_INGESTERS, embed_corpora, ingest_lexicon, vectors_after
 from gantha.store.embedded import EmbeddedStore, StoreError
 from gantha.store.lexicon import Lexicon
-from gantha.store.vectors import VectorIndex
+from gantha.store.vectors import VectorIndex, doc_of
 
 
 class Task(BaseModel):
@@ -193,13 +192,13 @@ def _ingest(index: Path, task: Task, queue: TaskQueue) -> dict[str, Any]:
     store = EmbeddedStore(index)
     try:
         summary = STORE_INGESTERS[source](store, path, progress=progress)
-        corpus = VECTOR_CORPUS_OF.get(source)
+        targets = vectors_after(source, settings().vector_corpora)
         embedded = None
-        if corpus in comma_list(settings().vector_corpora):
+        if targets:
             from gantha.embed import make_embedder
 
-            queue.update(task.id, message=f"embedding {corpus}")
-            embedded = asdict(embed_corpora(store, make_embedder(settings().embedder), [corpus]))
+            queue.update(task.id, message=f"embedding {','.join(targets)}")
+            embedded = asdict(embed_corpora(store, make_embedder(settings().embedder), targets))
     finally:
         store.finish()
         store.close()
@@ -226,7 +225,7 @@ def _delete(index: Path, corpus: str, book: str) -> dict[str, Any]:
     for folder in vectors.iterdir() if vectors.is_dir() else []:
         vi = VectorIndex(index, folder.name, 0)
         before = len(vi)
-        vi.retain(corpus, {i for i in vi.ids if not i.startswith(f"{corpus}/{book}/")})
+        vi.retain(corpus, {doc_of(i) for i in vi.ids if not i.startswith(f"{corpus}/{book}/")})
         if len(vi) != before:
             removed += before - len(vi)
             vi.save()

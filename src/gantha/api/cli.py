@@ -29,10 +29,11 @@ from gantha.embed import EmbedderError, make_embedder
 from gantha.ingest import (
     LEXICON_SOURCES,
     STORE_INGESTERS,
-    VECTOR_CORPUS_OF,
     IngestSummary,
     embed_corpora,
     ingest_lexicon,
+    vectors_after,
+    write_report,
 )
 from gantha.ingest import (
     SOURCES as INGEST_SOURCES,
@@ -137,9 +138,8 @@ def _ingest_one(source: str, index: Path, path: Path, force: bool, show_progress
                 )
 
             summary = run(store, path, force=force, progress=progress)
-        corpus = VECTOR_CORPUS_OF.get(source)
-        if corpus and corpus in _vector_corpora():
-            _embed(store, [corpus], show_progress)
+        if targets := vectors_after(source, settings().vector_corpora):
+            _embed(store, targets, show_progress)
         return summary
     finally:
         store.close()
@@ -165,23 +165,34 @@ def _embed(store: EmbeddedStore, corpora: list[str], show_progress: bool) -> Ing
         )
 
 
-def _report(summaries: list[IngestSummary], as_json: bool) -> bool:
-    """Print the summaries; return whether anything was skipped."""
+def _report(summaries: list[IngestSummary], as_json: bool, index: Path, verbose: bool = False) -> bool:
+    """Print one line per source (what was left out goes to a report file); return whether files were skipped."""
+    for s in summaries:
+        if s.skipped or s.details:
+            s.report = str(write_report(s, index / "reports"))
     if as_json:
         _print_json(summaries[0].__dict__ if len(summaries) == 1 else [s.__dict__ for s in summaries])
     for s in summaries if not as_json else []:
         if s.source in LEXICON_SOURCES:
             done = "unchanged" if s.unchanged else f"{s.passages:,} rows in {s.seconds:.1f} s"
-            out.print(f"[green]loaded[/green] {s.source}: {done}", highlight=False)
+            line = f"[green]loaded[/green] {s.source}: {done}"
         else:
-            out.print(
+            line = (
                 f"[green]ingested[/green] {s.source}: {s.books} books ({s.unchanged} unchanged), "
                 f"{s.passages:,} paragraphs, {s.page_refs:,} page refs, {s.bold_terms:,} bold terms "
-                f"in {s.seconds:.1f} s",
+                f"in {s.seconds:.1f} s"
+            )
+        out.print(line, highlight=False)
+        if s.coverage:
+            shares = ", ".join(f"{name} {c['share']:.1%}" for name, c in s.coverage.items())
+            out.print(f"  translated segments placed: {shares}", highlight=False)
+        if s.report:
+            err.print(
+                f"  [yellow]{len(s.skipped)} skipped, {len(s.details)} left out[/yellow]: see {escape(s.report)}",
                 highlight=False,
             )
-        for item in s.skipped:
-            err.print(f"[yellow]skipped[/yellow] {escape(item['item'])}: {escape(item['reason'])}", highlight=False)
+        for item in (s.skipped + s.details) if verbose else []:
+            err.print(f"  [yellow]{escape(item['item'])}[/yellow]: {escape(item['reason'])}", highlight=False)
     return any(s.skipped for s in summaries)
 
 
@@ -202,6 +213,7 @@ def ingest(
     path: Annotated[Path, typer.Argument(help="file or folder (plain or .gz)")],
     index: IndexOpt = None,
     force: Annotated[bool, typer.Option(help="re-ingest books whose files are unchanged")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help="list every item skipped or left out")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Index a source (resumable: unchanged books are skipped); `all` reads a folder laid out like shared/data."""
@@ -213,7 +225,7 @@ def ingest(
         summaries = _ingest_all(path, _index(index), force, not as_json)
     else:
         summaries = [_ingest_one(source, _index(index), path, force, not as_json)]
-    if _report(summaries, as_json):
+    if _report(summaries, as_json, _index(index), verbose):
         raise typer.Exit(3)
 
 
@@ -251,10 +263,11 @@ def search(
     granularity: Annotated[str | None, typer.Option(help="paragraph (default) or sentence")] = None,
     ref: Annotated[str | None, typer.Option("--ref", help="a verse reference: 'Rom 3:24', '罗马书 3:24'")] = None,
     lang: Annotated[str | None, typer.Option("--lang", help="languages, comma-separated: pali, en, zh, my")] = None,
+    corpus: Annotated[str | None, typer.Option(help="corpora, comma-separated: cst (default), bible, md")] = None,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Search passages; every hit carries its coordinate."""
+    """Search passages (the Tipiṭaka and its translations unless --corpus names others); hits have coordinates."""
     req = SearchRequest(
         q=query,
         mode=mode,
@@ -270,6 +283,7 @@ def search(
         granularity=granularity,
         related_id=ref,
         languages=comma_list(lang),
+        corpora=comma_list(corpus),
     )
     if similar:
         res = _research(index).similar(
@@ -353,29 +367,41 @@ def embed(
 @app.command("eval")
 @cli_errors
 def eval_(
-    file: Annotated[Path, typer.Argument(help="JSON lines of labelled queries (see eval/regression.jsonl)")],
+    files: Annotated[list[Path], typer.Argument(help="JSON lines of labelled queries (see eval/*.jsonl)")],
     modes: Annotated[str | None, typer.Option(help="override each query's mode: e.g. fuzzy,semantic,hybrid")] = None,
-    calibrate: Annotated[bool, typer.Option("--calibrate", help="fit the refusal threshold on this set first")] = False,
+    calibrate_on: Annotated[
+        Path | None, typer.Option("--calibrate-on", help="fit the refusal threshold on this other set first")
+    ] = None,
+    calibrate: Annotated[
+        bool, typer.Option("--calibrate", help="fit on the evaluated set itself (not for reporting)")
+    ] = False,
     report: Annotated[Path | None, typer.Option(help="write the JSON report here")] = None,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Recall@k, nDCG@10, MRR per query group and mode, and refusal precision/recall."""
+    """Hit@k, recall@k, nDCG@10, MRR per query group and mode, and refusal precision/recall."""
     from gantha import evaluate
 
     research = _research(index)
-    queries = evaluate.load(file)
-    if calibrate:
-        cal = evaluate.calibrate(research, queries)
+    queries = [q for f in files for q in evaluate.load(f)]
+    if calibrate_on or calibrate:
+        cal = evaluate.calibrate(research, evaluate.load(calibrate_on) if calibrate_on else queries)
         err.print(f"calibrated: threshold {cal.threshold} ({cal.source})", highlight=False)
     result = evaluate.run(research, queries, comma_list(modes) or None)
     if report:
         report.write_text(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
     if as_json:
         return _print_json(result)
-    table = Table("group/mode", "queries", "recall@k", "nDCG@10", "MRR")
+    table = Table("group/mode", "queries", "hit@k", "recall@k", "nDCG@10", "MRR")
     for name, m in result["groups"].items():
-        table.add_row(name, str(m["queries"]), f"{m['recall@k']:.3f}", f"{m['ndcg@10']:.3f}", f"{m['mrr']:.3f}")
+        table.add_row(
+            name,
+            str(m["queries"]),
+            f"{m['hit@k']:.3f}",
+            f"{m['recall@k']:.3f}",
+            f"{m['ndcg@10']:.3f}",
+            f"{m['mrr']:.3f}",
+        )
     out.print(table)
     for mode, r in result["refusal"].items():
         if r["recall"] is not None:
@@ -674,7 +700,7 @@ def up(
                 s.cst_url, s.downloads, lambda done, total: bar.update(task, completed=done, total=total)
             )
     summaries = _ingest_all(path.parent, _index(index), False, True, cst=path)  # the CST and what lies beside it
-    _report(summaries, as_json=False)  # skipped items are reported; serve what was indexed
+    _report(summaries, False, _index(index))  # skipped items are reported; serve what was indexed
     _serve(_index(index), host or s.host, port or s.port, workers or s.workers)
 
 

@@ -68,7 +68,7 @@ class Reranker(ABC):
 
 
 class EmbeddingReranker(Reranker):
-    """Cosine of query and passage embeddings (from the index's vectors when present) + coverage."""
+    """Cosine of query and passage embeddings (the passage's best vector in the index, else encoded) + coverage."""
 
     name = "embedding"
 
@@ -80,19 +80,13 @@ class EmbeddingReranker(Reranker):
         if not passages:
             return []
         q = self.embedder.query(query)
-        rows = []
-        missing = []
-        for i, p in enumerate(passages):
-            v = self.vectors.vector(p.doc_id) if self.vectors is not None else None
-            rows.append(v)
-            if v is None:
-                missing.append(i)
+        sims = [self.vectors.similarity(p.doc_id, q) if self.vectors is not None else None for p in passages]
+        missing = [i for i, s in enumerate(sims) if s is None]
         if missing:
             encoded = self.embedder.encode([passages[i].text for i in missing])
             for i, v in zip(missing, encoded, strict=True):
-                rows[i] = v
-        sims = np.vstack(rows) @ q
-        return [(float(s), coverage(query, p.text)) for s, p in zip(sims, passages, strict=True)]
+                sims[i] = float(v @ q)
+        return [(float(s or 0.0), coverage(query, p.text)) for s, p in zip(sims, passages, strict=True)]
 
 
 class CrossEncoderReranker(Reranker):
@@ -146,29 +140,54 @@ class LLMJudgeReranker(Reranker):
         return out
 
 
-def fit_calibration(samples: list[tuple[float, float, int, bool]], steps: int = 4000, lr: float = 0.5) -> Calibration:
-    """Fit confidence = P(top candidate relevant | similarity, coverage) by logistic regression; then pick
-    the threshold that best separates answerable from unanswerable queries (F1 of refusing the latter).
+def fit_calibration(
+    samples: list[tuple[float, float, int, bool]],
+    groups: list[list[int]] | None = None,
+    steps: int = 4000,
+    lr: float = 0.5,
+) -> Calibration:
+    """Fit confidence = P(candidate relevant | similarity, coverage) by logistic regression; then pick the
+    threshold that best separates answerable from unanswerable queries, a query being refused when the
+    best confidence among its candidates (``groups``: sample indices per query) is below it.
 
-    ``samples``: (similarity, coverage, top candidate relevant, query answerable).
+    ``samples``: (similarity, coverage, candidate relevant, query answerable). The threshold maximises
+    the refusal F1 on unanswerable queries minus the share of answerable ones refused.
     """
     x = np.array([[c, lex, 1.0] for c, lex, *_ in samples])
     y = np.array([rel for _, _, rel, _ in samples], dtype=float)
-    answerable = np.array([ans for *_, ans in samples], dtype=bool)
     w = np.zeros(3)
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(x @ w)))
         w -= lr * (x.T @ (p - y)) / len(y)
     cal = Calibration(float(w[0]), float(w[1]), float(w[2]), 0.5, "fitted")
     conf = np.array([cal.confidence(c, lex) for c, lex, *_ in samples])
-    best, best_f1 = 0.5, -1.0
-    for t in np.linspace(0.01, 0.95, 95):
-        refused = conf < t
+    groups = groups or [[i] for i in range(len(samples))]
+    best_conf = np.array([conf[g].max() for g in groups])
+    answerable = np.array([samples[g[0]][3] for g in groups], dtype=bool)
+    best, best_score = 0.5, -np.inf
+    for t in np.linspace(0.01, 0.95, 189):
+        refused = best_conf < t
         tp = float(np.sum(refused & ~answerable))
         precision = tp / max(1.0, float(refused.sum()))
         recall = tp / max(1.0, float((~answerable).sum()))
         f1 = 2 * precision * recall / max(1e-9, precision + recall)
-        if f1 > best_f1 + 1e-9:
-            best, best_f1 = float(t), f1
+        lost = float(np.sum(refused & answerable)) / max(1.0, float(answerable.sum()))
+        if f1 - lost > best_score + 1e-9:
+            best, best_score = float(t), f1 - lost
     cal.threshold = round(best, 3)
     return cal
+
+
+@dataclass
+class Judge:
+    """A reranker with its calibration: confidences, and whether the best is below the threshold."""
+
+    reranker: Reranker
+    calibration: Calibration
+
+    def confidences(self, query: str, passages: list[Passage]) -> list[float]:
+        return self.reranker.confidences(query, passages, self.calibration)
+
+    def note(self) -> str:
+        c = self.calibration
+        return f"reranker {self.reranker.name}, threshold {c.threshold} ({c.source} calibration)"

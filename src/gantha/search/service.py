@@ -9,16 +9,38 @@ from __future__ import annotations
 
 import time
 
-from gantha.model import Bucket, Category, Hit, QueryInfo, SearchMode, SearchRequest, SearchResponse, comma_list
+from gantha.model import (
+    Aside,
+    Bucket,
+    Category,
+    Hit,
+    Passage,
+    QueryInfo,
+    SearchMode,
+    SearchRequest,
+    SearchResponse,
+    comma_list,
+)
 from gantha.search.fusion import rrf, weighted
 from gantha.search.highlight import snippet
 from gantha.search.query import ParsedQuery, parse_query
+from gantha.search.rerank import Judge
 from gantha.search.semantic import SemanticRoute
 from gantha.store.base import Clause, Store, StoreQuery
 from gantha.text.pali import canon, fold, normalize_query_text
 from gantha.text.refs import EDITIONS, parse_page_ref
 
 HYBRID_DEPTH = 50  # candidates each route contributes to a fused ranking
+REFUSAL_DEPTH = 10  # candidates judged before refusing, whatever page was asked for
+DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
+ORIGINALS = {"cst": "pali"}  # corpus → its original channel: aligned translations there stand for it
+
+
+def original_of(doc_id: str) -> str:
+    """The document a hit shows for a matched one: an aligned translation's original (…/106@en → …/106@pali)."""
+    coordinate, _, channel = doc_id.rpartition("@")
+    original = ORIGINALS.get(coordinate.partition("/")[0])
+    return f"{coordinate}@{original}" if original and channel != original else doc_id
 
 
 class SearchError(ValueError):
@@ -32,10 +54,13 @@ class SearchError(ValueError):
 class Searcher:
     """Answers search requests against one store."""
 
-    def __init__(self, store: Store, semantic: SemanticRoute | None = None, fusion: str = "rrf"):
+    def __init__(
+        self, store: Store, semantic: SemanticRoute | None = None, fusion: str = "rrf", judge: Judge | None = None
+    ):
         self.store = store
         self.semantic = semantic
         self.fusion = fusion
+        self.judge = judge
 
     # --- request → store query ---------------------------------------------------------------
 
@@ -67,6 +92,10 @@ class Searcher:
         for name, values in (("language", req.languages), ("channel", req.channels), ("corpus", req.corpora)):
             if vals := comma_list(values):
                 filters[name] = vals
+        if "corpus" not in filters and "book" not in filters:  # the default scope: the canon, when indexed
+            corpora = {rec.info.corpus for rec in books_known.values()}
+            if DEFAULT_CORPUS in corpora and len(corpora) > 1:
+                filters["corpus"] = [DEFAULT_CORPUS]
 
         if req.granularity not in (None, "paragraph", "sentence"):
             raise SearchError("invalid_parameter", f"unknown granularity {req.granularity!r}; paragraph or sentence")
@@ -143,10 +172,10 @@ class Searcher:
         for rank, h in enumerate(result.hits, start=req.offset + 1):
             p = h.passage
             text, _ = snippet(p.text, analyse, terms, analysed.phrases, analysed.prefixes)
-            hits.append(Hit.of(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref))
-        return SearchResponse.timed(started, result.total, hits, info, aggregations=self._buckets(result.aggregations))
+            hits.append(self.hit(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref))
+        return SearchResponse.timed(started, result.total, hits, info, aggregations=self.buckets(result.aggregations))
 
-    def _buckets(self, aggregations: dict[str, list[tuple[str, int]]]) -> dict[str, list[Bucket]]:
+    def buckets(self, aggregations: dict[str, list[tuple[str, int]]]) -> dict[str, list[Bucket]]:
         titles = {rec.info.book: rec.info.title for rec in self.store.books(channel=None).values()}
         return {
             name: [
@@ -159,13 +188,18 @@ class Searcher:
     # --- semantic and hybrid ----------------------------------------------------------------------
 
     def lexical_ranking(
-        self, req: SearchRequest, depth: int = HYBRID_DEPTH
+        self, req: SearchRequest, depth: int = HYBRID_DEPTH, *, translations: bool = False
     ) -> tuple[list[tuple[str, float]], QueryInfo]:
-        """The lexical route as a ranking of document ids; words are ORed (ranked by BM25), phrases kept."""
+        """The lexical route as a ranking of document ids; words are ORed (ranked by BM25), phrases kept.
+
+        ``translations``: aligned translations are searched too (their words are another language's).
+        """
         sq, info, _ = self.plan(req.model_copy(update={"mode": SearchMode.FUZZY, "limit": depth, "offset": 0}))
         words = [c for c in sq.must if c.kind == "term" and c.field in ("fold", "exact")]
         sq.must = [c for c in sq.must if c not in words]
         sq.should, sq.aggregate = words, ()
+        if translations:
+            sq.filters.pop("primary", None)
         result = self.store.search(sq)
         return [(h.passage.doc_id, h.score) for h in result.hits], info
 
@@ -177,14 +211,12 @@ class Searcher:
                 "`gantha embed` (corpora in GANTHA_VECTOR_CORPORA)",
             )
         filters = self._filters(req)
-        originals = "language" not in filters and "channel" not in filters  # as the lexical route's default
         return self.semantic.search(
             req.q,
             depth,
             corpora=filters.get("corpus"),
             channels=filters.get("channel"),
             languages=filters.get("language"),
-            primary_only=originals,
             books=filters.get("book"),
         )
 
@@ -194,31 +226,130 @@ class Searcher:
         extra: list[list[tuple[str, float]]] | None = None,
         extra_routes: list[str] | None = None,
     ) -> SearchResponse:
-        """Semantic (vector only) or hybrid (lexical + vector [+ extra routes], fused) search."""
+        """Semantic (vector only) or hybrid (lexical + vector [+ extra routes], fused) search.
+
+        Without a language or channel asked for, a match in an aligned translation counts for its
+        original: the hit is the Pali paragraph, with the translation beside it. The reranker judges
+        the best ``REFUSAL_DEPTH`` candidates, so refusing does not depend on the page asked for.
+        """
         started = time.perf_counter()
+        fused, evidence, info = self.fused_ranking(req, extra, extra_routes)
+        page = fused[req.offset : req.offset + req.limit]
+        judged = list(dict.fromkeys([d for d, _ in fused[:REFUSAL_DEPTH]] + [d for d, _ in page]))
+        analysed = parse_query(info.normalized or req.q).analysed(folded=True)
+        terms = set(analysed.terms)
+        shown = self.store.get_ids(judged)
+        confidence = self._confidences(req.q, judged, shown, evidence) if self.judge else {}
+        hits = []
+        for rank, (doc_id, score) in enumerate(page, start=req.offset + 1):
+            if p := shown.get(doc_id):
+                text, _ = snippet(p.text, fold, terms, analysed.phrases, analysed.prefixes)
+                hits.append(self.hit(p, rank, text, round(score, 4), confidence=confidence.get(doc_id)))
+        if evidence:  # translations counted for their originals: show them beside
+            self.attach_translations(hits, terms)
+        info.notes.append(f"{req.mode.value}: ranked candidates, not an exhaustive count")
+        res = SearchResponse.timed(started, len(fused), hits, info)
+        if self.judge and confidence:
+            info.notes.append(self.judge.note())
+            best = max(confidence.get(d, 0.0) for d, _ in fused[:REFUSAL_DEPTH])
+            if best < self.judge.calibration.threshold:
+                top = [d for d, _ in fused[:5]]
+                res.weak = [
+                    self.hit(shown[d], i, snippet(shown[d].text, fold, terms)[0], 0.0, confidence=confidence.get(d))
+                    for i, d in enumerate(top, start=1)
+                    if d in shown
+                ]
+                res.outcome, res.hits = "not_found", []
+                res.message = (
+                    f"nothing relevant enough: best confidence {best:.2f} is below "
+                    f"{self.judge.calibration.threshold}; the closest candidates are listed as weak, not as answers"
+                )
+        return res
+
+    def fused_ranking(
+        self,
+        req: SearchRequest,
+        extra: list[list[tuple[str, float]]] | None = None,
+        extra_routes: list[str] | None = None,
+    ) -> tuple[list[tuple[str, float]], dict[str, list[str]], QueryInfo]:
+        """The fused ranking of shown documents, the documents that matched for each, and the explanation."""
         depth = max(HYBRID_DEPTH, req.offset + req.limit)
+        filters = self._filters(req)
+        collapse = "language" not in filters and "channel" not in filters
         vector = self.vector_ranking(req, depth)
         if req.mode == SearchMode.SEMANTIC:
             info = QueryInfo(original=req.q, mode=req.mode, normalized=req.q, routes=["vector"])
-            fused = vector
+            routes = [vector]
         else:
-            lexical, info = self.lexical_ranking(req, depth)
-            info.mode, info.routes = req.mode, ["lexical", "vector"]
+            lexical, info = self.lexical_ranking(req, depth, translations=collapse)
+            info.mode, info.routes = req.mode, ["lexical", "vector", *(extra_routes or [])]
             routes = [lexical, vector, *(extra or [])]
-            info.routes += extra_routes or []
-            if self.fusion == "weighted":
-                fused = weighted(routes, [0.7, 0.3, *([0.3] * len(extra or []))])
-            else:
-                fused = rrf([[d for d, _ in r] for r in routes])
             info.fusion = self.fusion
-        page = fused[req.offset : req.offset + req.limit]
-        passages = self.store.get_ids([d for d, _ in page])
-        analysed = parse_query(info.normalized or req.q).analysed(folded=True)
-        terms = set(analysed.terms)
-        hits = []
-        for rank, (doc_id, score) in enumerate(page, start=req.offset + 1):
-            if p := passages.get(doc_id):
-                text, _ = snippet(p.text, fold, terms, analysed.phrases, analysed.prefixes)
-                hits.append(Hit.of(p, rank, text, round(score, 4)))
-        info.notes.append(f"{req.mode.value}: ranked candidates, not an exhaustive count")
-        return SearchResponse.timed(started, len(fused), hits, info)
+        evidence: dict[str, list[str]] = {}  # shown document → the documents that matched for it
+        if collapse:
+            routes = [_collapsed(r, evidence) for r in routes]
+        if len(routes) == 1:
+            fused = routes[0]
+        elif self.fusion == "weighted":
+            fused = weighted(routes, [0.7, 0.3, *([0.3] * (len(routes) - 2))])
+        else:
+            fused = rrf([[d for d, _ in r] for r in routes])
+        return fused, evidence, info
+
+    def evidence_passages(
+        self, doc_ids: list[str], shown: dict[str, Passage], evidence: dict[str, list[str]]
+    ) -> list[tuple[str, Passage]]:
+        """(shown document, a passage that matched for it) pairs: what the reranker judges."""
+        matched = {d: evidence.get(d) or [d] for d in doc_ids}
+        found = self.store.get_ids([m for ms in matched.values() for m in ms if m not in shown])
+        found.update(shown)
+        return [(d, found[m]) for d, ms in matched.items() for m in ms if m in found]
+
+    def _confidences(
+        self, query: str, doc_ids: list[str], shown: dict[str, Passage], evidence: dict[str, list[str]]
+    ) -> dict[str, float]:
+        """Confidence per shown document: the best of the documents that matched for it (its translation …)."""
+        assert self.judge is not None
+        pairs = self.evidence_passages(doc_ids, shown, evidence)
+        scores = self.judge.confidences(query, [p for _, p in pairs])
+        out: dict[str, float] = {}
+        for (d, _), c in zip(pairs, scores, strict=True):
+            out[d] = max(out.get(d, 0.0), c)
+        return out
+
+    def attach_translations(self, hits: list[Hit], terms: set[str]) -> None:
+        """Attach the translations of each original hit's paragraph (English, Burmese …), snippets marked."""
+        channels = {
+            (h.corpus, h.book): [
+                r.channel.name for r in self.store.channels(h.corpus, h.book) if r.channel.type == "translation"
+            ]
+            for h in hits
+            if h.channel == ORIGINALS.get(h.corpus)
+        }
+        wanted = [f"{h.coordinate}@{ch}" for h in hits for ch in channels.get((h.corpus, h.book), ())]
+        found = self.store.get_ids(wanted)
+        for h in hits:
+            for ch in channels.get((h.corpus, h.book), ()):
+                if t := found.get(f"{h.coordinate}@{ch}"):
+                    h.translations.append(
+                        Aside(channel=t.channel, language=t.language, snippet=snippet(t.text, fold, terms)[0])
+                    )
+
+    def hit(self, p: Passage, rank: int, text: str, score: float, **extra) -> Hit:
+        """A hit, with the named text (sutta, rule) that holds it."""
+        hit = Hit.of(p, rank, text, score, **extra)
+        if (named := self.store.text_at(p.corpus, p.book, p.seq)) is not None:
+            hit.sutta, hit.sutta_title = named.label, named.title or None
+        return hit
+
+
+def _collapsed(route: list[tuple[str, float]], evidence: dict[str, list[str]]) -> list[tuple[str, float]]:
+    """A route's ranking with translations replaced by their original (first place kept); records evidence."""
+    out: dict[str, float] = {}
+    for doc_id, score in route:
+        shown = original_of(doc_id)
+        evidence.setdefault(shown, [])
+        if doc_id not in evidence[shown]:
+            evidence[shown].append(doc_id)
+        out.setdefault(shown, score)
+    return list(out.items())

@@ -32,7 +32,8 @@ class Clause:
 
 @dataclass(slots=True)
 class StoreQuery:
-    """A fully analysed query: every ``must`` matches, at least one ``should`` (if any), no ``must_not``.
+    """A fully analysed query: every ``must`` matches, at least one ``should`` (if any), every clause of at
+    least one group of ``alternatives`` (if any), no ``must_not``.
 
     ``rank_first`` clauses lift the passages they match above all others (bold hits, the paragraph
     a page begins in); ``order`` is ``score`` (relevance) or ``reading`` (book, then reading order).
@@ -40,6 +41,7 @@ class StoreQuery:
 
     must: list[Clause] = field(default_factory=list)
     should: list[Clause] = field(default_factory=list)
+    alternatives: list[list[Clause]] = field(default_factory=list)  # at least one group matches whole
     must_not: list[Clause] = field(default_factory=list)
     rank_first: list[Clause] = field(default_factory=list)
     filters: dict[str, list[str]] = field(default_factory=dict)

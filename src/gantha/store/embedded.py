@@ -23,7 +23,7 @@ from pathlib import Path
 import orjson
 import tantivy
 
-from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage
+from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage, TextRecord
 from gantha.store.base import FILTER_FIELDS, BookRecord, Clause, StoreHit, StoreQuery, StoreResult
 from gantha.text import chinese
 from gantha.text.analysis import index_texts
@@ -90,6 +90,8 @@ class EmbeddedStore:
         self._writer: tantivy.IndexWriter | None = None
         self._changed = False  # documents added or deleted since the vocabulary was tabulated
         self._books_cache: dict[str, BookRecord] | None = None
+        self._texts_cache: dict[str, TextRecord] | None = None
+        self._texts_by_book: dict[tuple[str, str], list[TextRecord]] = {}
 
     # --- bookkeeping ---------------------------------------------------------------------------
 
@@ -102,6 +104,12 @@ class EmbeddedStore:
                     passages INTEGER, page_refs INTEGER, bold_terms INTEGER, signature TEXT, source TEXT,
                     ingested_at TEXT)"""
             )
+            self._db.execute(
+                """CREATE TABLE IF NOT EXISTS texts (
+                    uid TEXT PRIMARY KEY, label TEXT, collection TEXT, corpus TEXT, book TEXT, first_para TEXT,
+                    last_para TEXT, first_seq INTEGER, last_seq INTEGER, title TEXT, pali_title TEXT)"""
+            )
+            self._db.execute("CREATE INDEX IF NOT EXISTS texts_book ON texts (corpus, book, first_seq)")
             row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             if row is None:
                 self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
@@ -281,6 +289,13 @@ class EmbeddedStore:
         if q.should:
             should = [(tantivy.Occur.Should, self._clause(c)) for c in q.should]
             parts.append((tantivy.Occur.Must, tantivy.Query.boolean_query(should)))
+        if q.alternatives:
+            groups = [
+                tantivy.Query.boolean_query([(tantivy.Occur.Must, self._clause(c)) for c in group])
+                for group in q.alternatives
+                if group
+            ]
+            parts.append((tantivy.Occur.Must, tantivy.Query.boolean_query([(tantivy.Occur.Should, g) for g in groups])))
         parts += [(tantivy.Occur.MustNot, self._clause(c)) for c in q.must_not]
         for name, values in q.filters.items():
             if values:  # term queries intersect by skipping; a term set would scan its whole posting lists
@@ -359,10 +374,96 @@ class EmbeddedStore:
         )
         return [self._passage(searcher, addr) for _, addr in result.hits]
 
-    def iter_passages(self, corpus: str) -> list[Passage]:
-        """Every passage of a corpus, in any channel."""
+    def book_passages(
+        self, corpus: str, book: str, channel: str = "pali", seqs: tuple[int, int] | None = None
+    ) -> list[Passage]:
+        """The passages of one book in one channel (those with ``seq`` in ``seqs``, inclusive), in reading order."""
+        searcher = self._index.searcher()
+        terms = (("corpus", corpus), ("book", book), ("channel", channel))
+        parts = [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, f, v)) for f, v in terms]
+        if seqs:
+            seq_range = tantivy.Query.range_query(self.schema, "seq", tantivy.FieldType.Integer, seqs[0], seqs[1])
+            parts.append((tantivy.Occur.Must, seq_range))
+        query = tantivy.Query.boolean_query(parts)
+        total = searcher.search(query, limit=1, count=True).count or 0
+        result = searcher.search(query, limit=max(total, 1), count=False, order_by_field="seq", order=tantivy.Order.Asc)
+        return [self._passage(searcher, addr) for _, addr in result.hits]
+
+    def get_meta(self, key: str) -> str | None:
+        """A value recorded with the index (e.g. the signature of an aligned collection)."""
+        with self._db_lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._db_lock, self._db:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # --- texts: named divisions (suttas, rules) over ranges of paragraphs ------------------------
+
+    def set_texts(self, collection: str, rows: Iterable[TextRecord]) -> None:
+        """Replace the texts of a collection (``mn``, ``vinaya`` …) with these."""
+        with self._db_lock, self._db:
+            self._db.execute("DELETE FROM texts WHERE collection=?", (collection,))
+            self._db.executemany(
+                "INSERT OR REPLACE INTO texts VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        r.uid,
+                        r.label,
+                        collection,
+                        r.corpus,
+                        r.book,
+                        r.first_para,
+                        r.last_para,
+                        r.first_seq,
+                        r.last_seq,
+                        r.title,
+                        r.pali_title,
+                    )
+                    for r in rows
+                ],
+            )
+        self._texts_cache = None
+
+    def _texts(self) -> dict[str, TextRecord]:
+        if self._texts_cache is None:
+            with self._db_lock:
+                rows = self._db.execute(
+                    "SELECT uid, label, corpus, book, first_para, last_para, first_seq, last_seq, title, pali_title "
+                    "FROM texts ORDER BY corpus, book, first_seq"
+                ).fetchall()
+            self._texts_cache = {r[0]: TextRecord(*r) for r in rows}
+            self._texts_by_book = {}
+            for r in self._texts_cache.values():
+                self._texts_by_book.setdefault((r.corpus, r.book), []).append(r)
+        return self._texts_cache
+
+    def text(self, uid: str) -> TextRecord | None:
+        """A named text (``mn10``) by its uid."""
+        return self._texts().get(uid)
+
+    def texts(self, prefix: str = "") -> list[TextRecord]:
+        """Named texts whose uid starts with ``prefix``, in reading order."""
+        return [r for r in self._texts().values() if r.uid.startswith(prefix)]
+
+    def text_at(self, corpus: str, book: str, seq: int) -> TextRecord | None:
+        """The innermost named text whose paragraphs include this one."""
+        self._texts()
+        inside = [r for r in self._texts_by_book.get((corpus, book), []) if r.first_seq <= seq <= r.last_seq]
+        return min(inside, key=lambda r: r.last_seq - r.first_seq, default=None)
+
+    def iter_passages(self, corpus: str, channel: str | None = None) -> list[Passage]:
+        """Every passage of a corpus, in one channel or in any."""
         searcher = self._index.searcher()
         query = tantivy.Query.term_query(self.schema, "corpus", corpus)
+        if channel:
+            query = tantivy.Query.boolean_query(
+                [
+                    (tantivy.Occur.Must, query),
+                    (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "channel", channel)),
+                ]
+            )
         total = searcher.search(query, limit=1, count=True).count or 0
         result = searcher.search(query, limit=max(total, 1), count=False)
         return [self._passage(searcher, addr) for _, addr in result.hits]

@@ -1,9 +1,11 @@
 """Vectors beside the index: one matrix per embedder, searched exactly while that is fast enough.
 
 Layout: ``vectors/<embedder>/vectors.npy`` (float16 on disk, float32 in memory), ``meta.json``
-(document ids and, per row, corpus, channel and language for filtering). Exact search is one
-matrix-vector product (about 10 ms for 100k × 512); beyond ``HNSW_FROM`` rows an HNSW graph
-(usearch) answers instead, built from the same rows and saved beside them.
+(row ids and, per row, corpus, channel, language, text checksum and primary flag for filtering).
+A passage has one row (id = its document id) or, when long, one per chunk (``<doc id>#1`` …);
+search answers documents, each with its best row. Exact search is one matrix-vector product
+(about 10 ms for 100k × 512); beyond ``HNSW_FROM`` rows an HNSW graph (usearch) answers instead,
+built from the same rows.
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from pathlib import Path
 import numpy as np
 
 HNSW_FROM = 300_000
+RowMeta = tuple[str, str, str, int, bool]  # corpus, channel, language, crc32 of the text, primary
+
+
+def doc_of(row_id: str) -> str:
+    """``cst/x/106@en#2`` → ``cst/x/106@en``: the document a row (a chunk) belongs to."""
+    return row_id.partition("#")[0]
 
 
 class VectorIndex:
@@ -24,60 +32,95 @@ class VectorIndex:
         self.dim = dim
         self._lock = threading.Lock()
         self.ids: list[str] = []
-        # per row: corpus, channel, language, crc32 of the text, primary (an original, not an aligned translation)
-        self.meta: list[tuple[str, str, str, int, bool]] = []
-        self.matrix = np.zeros((0, dim), dtype=np.float32)
+        self.meta: list[RowMeta] = []
+        self._matrix = np.zeros((0, dim), dtype=np.float32)
+        self._pending: list[np.ndarray] = []  # rows added since the matrix was last assembled
         self._hnsw = None
         self._columns: tuple[np.ndarray, ...] | None = None
         if (self.dir / "meta.json").exists():
             meta = json.loads((self.dir / "meta.json").read_text())
             self.ids, self.meta = meta["ids"], [tuple(m) for m in meta["meta"]]
-            self.matrix = np.load(self.dir / "vectors.npy").astype(np.float32)
-        self._row = {doc_id: i for i, doc_id in enumerate(self.ids)}
+            self._matrix = np.load(self.dir / "vectors.npy").astype(np.float32)
+            self.dim = self._matrix.shape[1] if len(self.ids) else dim
+        self._reindex()
+
+    def _reindex(self) -> None:
+        self._rows: dict[str, list[int]] = {}
+        for i, row_id in enumerate(self.ids):
+            self._rows.setdefault(doc_of(row_id), []).append(i)
+        self._hnsw = self._columns = None
+
+    @property
+    def matrix(self) -> np.ndarray:
+        if self._pending:
+            self._matrix = np.vstack([self._matrix, *self._pending])
+            self._pending = []
+        return self._matrix
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def __contains__(self, doc_id: str) -> bool:
-        return doc_id in self._row
+        return doc_id in self._rows
+
+    def documents(self) -> int:
+        return len(self._rows)
 
     def checksum(self, doc_id: str) -> int | None:
-        i = self._row.get(doc_id)
-        return None if i is None else self.meta[i][3]
+        rows = self._rows.get(doc_id)
+        return None if not rows else self.meta[rows[0]][3]
 
-    def add(self, ids: list[str], vectors: np.ndarray, meta: list[tuple[str, str, str, int, bool]]) -> None:
+    def add(self, ids: list[str], vectors: np.ndarray, meta: list[RowMeta]) -> None:
+        """Add rows; a document given here loses the rows it had before."""
         with self._lock:
-            new = set(ids)
-            keep = [i for i, doc_id in enumerate(self.ids) if doc_id not in new]
-            self.ids = [self.ids[i] for i in keep] + list(ids)
-            self.meta = [self.meta[i] for i in keep] + list(meta)
-            self.matrix = np.vstack([self.matrix[keep], vectors.astype(np.float32)])
-            self._row = {doc_id: i for i, doc_id in enumerate(self.ids)}
+            replaced = {doc_of(i) for i in ids} & self._rows.keys()
+            if replaced:
+                self._keep([i for i, row_id in enumerate(self.ids) if doc_of(row_id) not in replaced])
+            self.ids += list(ids)
+            self.meta += list(meta)
+            self._pending.append(np.asarray(vectors, dtype=np.float32))
+            start = len(self.ids) - len(ids)
+            for k, row_id in enumerate(ids):
+                self._rows.setdefault(doc_of(row_id), []).append(start + k)
             self._hnsw = self._columns = None
 
-    def retain(self, corpus: str, doc_ids: set[str]) -> int:
-        """Drop the rows of ``corpus`` whose document is no longer in the index; return how many."""
+    def _keep(self, rows: list[int]) -> None:
+        matrix = self.matrix
+        self.ids = [self.ids[i] for i in rows]
+        self.meta = [self.meta[i] for i in rows]
+        self._matrix = matrix[rows]
+        self._reindex()
+
+    def retain(self, corpus: str, doc_ids: set[str], channels: set[str] | None = None) -> int:
+        """Drop the rows of ``corpus`` (in ``channels``, if given) whose document is not in ``doc_ids``."""
         with self._lock:
-            keep = [i for i, doc_id in enumerate(self.ids) if self.meta[i][0] != corpus or doc_id in doc_ids]
+            keep = [
+                i
+                for i, row_id in enumerate(self.ids)
+                if self.meta[i][0] != corpus
+                or (channels is not None and self.meta[i][1] not in channels)
+                or doc_of(row_id) in doc_ids
+            ]
             removed = len(self.ids) - len(keep)
-            self.ids = [self.ids[i] for i in keep]
-            self.meta = [self.meta[i] for i in keep]
-            self.matrix = self.matrix[keep]
-            self._row = {doc_id: i for i, doc_id in enumerate(self.ids)}
-            self._hnsw = self._columns = None
+            if removed:
+                self._keep(keep)
             return removed
 
     def save(self) -> None:
+        """Write beside, then rename: a reader sees the old vectors or the new, never half."""
         self.dir.mkdir(parents=True, exist_ok=True)
         tmp = self.dir / "vectors.tmp.npy"
         np.save(tmp, self.matrix.astype(np.float16))
-        tmp.replace(self.dir / "vectors.npy")
         (self.dir / "meta.json.tmp").write_text(json.dumps({"ids": self.ids, "meta": self.meta}))
+        tmp.replace(self.dir / "vectors.npy")
         (self.dir / "meta.json.tmp").replace(self.dir / "meta.json")
 
-    def vector(self, doc_id: str) -> np.ndarray | None:
-        i = self._row.get(doc_id)
-        return None if i is None else self.matrix[i]
+    def similarity(self, doc_id: str, query: np.ndarray) -> float | None:
+        """Cosine of the query with the document's closest row (None when it has no vector)."""
+        rows = self._rows.get(doc_id)
+        if not rows:
+            return None
+        return float(np.max(self.matrix[rows] @ query.astype(np.float32)))
 
     def search(
         self,
@@ -89,20 +132,25 @@ class VectorIndex:
         primary_only: bool = False,
         books: list[str] | None = None,
     ) -> list[tuple[str, float]]:
-        """The ``k`` nearest rows (cosine) that pass the filters, as (document id, score)."""
+        """The ``k`` nearest documents (cosine of their best row) that pass the filters: (document id, score)."""
         if not self.ids:
             return []
         mask = self._mask(corpora, channels, languages, primary_only, books)
         if len(self.ids) >= HNSW_FROM:
-            return self._search_hnsw(query, k, mask)
-        scores = self.matrix @ query.astype(np.float32)
-        scores[~mask] = -np.inf
-        k = min(k, int(mask.sum()))
-        if k <= 0:
-            return []
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top])]
-        return [(self.ids[i], float(scores[i])) for i in top]
+            rows = self._search_hnsw(query, k * 4, mask)
+        else:
+            scores = self.matrix @ query.astype(np.float32)
+            scores[~mask] = -np.inf
+            n = min(k * 4, int(mask.sum()))  # chunks of one document share the k slots
+            if n <= 0:
+                return []
+            top = np.argpartition(-scores, n - 1)[:n]
+            top = top[np.argsort(-scores[top])]
+            rows = [(self.ids[i], float(scores[i])) for i in top]
+        best: dict[str, float] = {}
+        for row_id, score in rows:
+            best.setdefault(doc_of(row_id), score)
+        return list(best.items())[:k]
 
     def _mask(self, corpora, channels, languages, primary_only, books=None) -> np.ndarray:
         if self._columns is None:  # corpus, channel, base language ("zh" for zh-Hans), book, primary per row
@@ -110,7 +158,7 @@ class VectorIndex:
                 np.array([m[0] for m in self.meta], dtype=object),
                 np.array([m[1] for m in self.meta], dtype=object),
                 np.array([m[2].split("-")[0] for m in self.meta], dtype=object),
-                np.array([doc_id.split("/")[1] for doc_id in self.ids], dtype=object),
+                np.array([row_id.split("/")[1] for row_id in self.ids], dtype=object),
                 np.array([bool(m[4]) for m in self.meta], dtype=bool),
             )
         corpus, channel, language, book, primary = self._columns

@@ -202,3 +202,72 @@ def citation_pages(page_refs: list[str], page_starts: list[str]) -> dict[str, st
     for key in page_refs:
         chosen.setdefault(key[0], key)
     return chosen
+
+
+# --- references to named texts (suttas, Vinaya rules) --------------------------------------------
+
+# what scholars write before the number → SuttaCentral's uid prefix
+TEXT_PREFIXES: dict[str, str] = {
+    **{k: "dn" for k in ("dn", "d", "digha")},
+    **{k: "mn" for k in ("mn", "m", "majjhima")},
+    **{k: "sn" for k in ("sn", "s", "samyutta")},
+    **{k: "an" for k in ("an", "a", "anguttara")},
+    **{k: "kp" for k in ("kp", "khp")},
+    "dhp": "dhp",
+    "ud": "ud",
+    **{k: "iti" for k in ("iti", "it")},
+    **{k: "snp" for k in ("snp", "sn p", "sutta nipata", "sutta-nipata")},
+    "vv": "vv",
+    "pv": "pv",
+    **{k: "thag" for k in ("thag", "th", "tha")},
+    **{k: "thig" for k in ("thig", "thi")},
+    "tha ap": "tha-ap",
+    "thi ap": "thi-ap",
+    "bv": "bv",
+    "cp": "cp",
+    "ja": "ja",
+    "mnd": "mnd",
+    "cnd": "cnd",
+    "ps": "ps",
+    "ne": "ne",
+    "pe": "pe",
+    "mil": "mil",
+    "kd": "pli-tv-kd",
+    "pvr": "pli-tv-pvr",
+    **{
+        f"{who} {rule}": f"pli-tv-{who}-vb-{rule}"
+        for who in ("bu", "bi")
+        for rule in ("pj", "ss", "ay", "np", "pc", "pd", "sk", "as")
+    },
+}
+_TEXT_REF = re.compile(r"^\s*(?P<prefix>[a-z]+(?:[ -][a-z]+)?)\.?\s*(?P<number>\d+(?:\.\d+)*(?:-\d+)?)\s*$")
+
+
+def parse_text_ref(text: str) -> str | None:
+    """``MN 22`` / ``mn22`` / ``SN 56.11`` / ``Snp 1.8`` / ``Dhp 183`` / ``Kd 12`` → SuttaCentral uid, else None."""
+    m = _TEXT_REF.match(fold(text))
+    if not m:
+        return None
+    prefix = TEXT_PREFIXES.get(m.group("prefix").replace("-", " "))
+    return f"{prefix}{m.group('number')}" if prefix else None
+
+
+def _number_range(part: str) -> tuple[int, int] | None:
+    lo, _, hi = part.partition("-")
+    if not lo.isdigit() or (hi and not hi.isdigit()):
+        return None
+    return int(lo), int(hi or lo)
+
+
+def covering_uid(uid: str, candidates: list[str]) -> str | None:
+    """The uid among ``candidates`` that names ``uid`` or a range holding it (``sn48.140`` → ``sn48.137-146``)."""
+    if uid in candidates:
+        return uid
+    m = re.match(r"^(.*?)(\d+)$", uid)
+    if not m:
+        return None
+    head, number = m.group(1), int(m.group(2))
+    for c in candidates:
+        if c.startswith(head) and (r := _number_range(c[len(head) :])) and r[0] <= number <= r[1]:
+            return c
+    return None

@@ -54,3 +54,20 @@ def similarity(query: list[str], sentence: list[str]) -> float:
     coverage = len(matched) / n
     span = matched[-1] - matched[0] + 1
     return round(coverage * len(matched) / span, 4)
+
+
+def chunks(text: str, max_words: int) -> list[str]:
+    """Consecutive sentences grouped into pieces of at most ``max_words`` words (a longer sentence is cut)."""
+    out: list[list[str]] = [[]]
+    for sentence in split(text):
+        words = sentence.split()
+        while len(words) > max_words:  # a sentence longer than a piece: cut it
+            if out[-1]:
+                out.append([])
+            out[-1] += words[:max_words]
+            words = words[max_words:]
+            out.append([])
+        if out[-1] and len(out[-1]) + len(words) > max_words:
+            out.append([])
+        out[-1] += words
+    return [" ".join(piece) for piece in out if piece] or [text]

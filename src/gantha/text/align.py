@@ -1,0 +1,222 @@
+"""Place segments of one text in the paragraphs of another edition of the same text, by its words.
+
+The Mahāsaṅgīti root text of SuttaCentral is the CST text segmented into sentences; CST is
+paragraphed. Both are folded to diacritic-free words and the segments are placed in reading order:
+
+1. **By text.** Each segment's word trigrams vote for where it starts in the paragraph stream; the
+   vote is taken first in a window just after the previous segment (repetitive texts repeat whole
+   sentences, and the nearest one is the right one), then, for a jump, among rare trigrams over the
+   whole stream. A segment is placed in the paragraph that holds its middle word.
+2. **Between neighbours.** A segment too short to vote (``bhikkhavoti``, a title) lies between two
+   placed neighbours: it joins the paragraph between them that shares most word stems with it, or
+   their common paragraph.
+
+Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+
+from gantha.text.pali import WORD_RE, fold
+
+K = 3  # words in a voting n-gram
+WINDOW_BEHIND, WINDOW_AHEAD = 40, 4000  # words around the expected position searched first
+RARE = 30  # an n-gram found at most this often in the stream may vote for a jump
+JUMP_SEGMENTS, JUMP_WORDS, JUMP_VOTES = 8, 80, 3  # a jump is voted by the next words of the text
+MIN_SHARED = 4  # letters two words must share at their start to count as alike
+SPAN = 60  # most paragraphs searched between two placed neighbours
+LEAD = 4  # paragraphs before a text's first placed segment where its titles may stand
+
+
+def tokens(text: str) -> list[str]:
+    """Folded words (``ṁ`` and ``ṃ`` alike, quotes and punctuation dropped)."""
+    return WORD_RE.findall(fold(text))
+
+
+@dataclass
+class ParagraphStream:
+    """Paragraphs in reading order as one word stream, with an n-gram index for voting."""
+
+    keys: list[Hashable]
+    words: list[str] = field(default_factory=list)
+    para_of_word: list[int] = field(default_factory=list)  # paragraph index of each word
+    first_word: list[int] = field(default_factory=list)  # first word index of each paragraph
+    grams: dict[int, list[int]] = field(default_factory=dict)  # hash of K words → start positions
+
+    @classmethod
+    def of(cls, paragraphs: Sequence[tuple[Hashable, str]]) -> ParagraphStream:
+        stream = cls([key for key, _ in paragraphs])
+        for i, (_, text) in enumerate(paragraphs):
+            ws = tokens(text)
+            stream.first_word.append(len(stream.words))
+            stream.words += ws
+            stream.para_of_word += [i] * len(ws)
+        w = stream.words
+        for pos in range(len(w) - K + 1):
+            stream.grams.setdefault(hash(tuple(w[pos : pos + K])), []).append(pos)
+        return stream
+
+    def paragraph_at(self, position: int) -> int:
+        return self.para_of_word[min(max(position, 0), len(self.para_of_word) - 1)]
+
+
+@dataclass
+class Placement:
+    """Where each segment went: a paragraph index (or None) and how it was placed."""
+
+    paragraphs: list[int | None]
+    how: list[str]  # text | neighbours | "" (left out)
+    end: int  # stream position after the last segment placed by text (the next text's expected start)
+
+    @property
+    def placed(self) -> int:
+        return sum(p is not None for p in self.paragraphs)
+
+
+def _grams(words: Sequence[str]) -> list[int]:
+    return [hash(tuple(words[j : j + K])) for j in range(len(words) - K + 1)]
+
+
+def _near(stream: ParagraphStream, words: list[str], expected: int) -> int | None:
+    """The start of a segment in the window after ``expected`` (nearest of the best voted), or None."""
+    grams = _grams(words)
+    if not grams:
+        return None
+    need = len(grams) if len(grams) <= 2 else max(2, (len(grams) + 2) // 3)
+    lo, hi = expected - WINDOW_BEHIND, expected + WINDOW_AHEAD
+    votes: Counter[int] = Counter()
+    for j, g in enumerate(grams):
+        positions = stream.grams.get(g, ())
+        for pos in positions[bisect_left(positions, lo + j) : bisect_right(positions, hi + j)]:
+            votes[pos - j] += 1
+    if not votes or (best := max(votes.values())) < need:
+        return None
+    return min((s for s, v in votes.items() if v == best), key=lambda s: abs(s - expected))
+
+
+def _jump(stream: ParagraphStream, block: list[str]) -> int | None:
+    """Where a run of words starts anywhere in the stream, by the votes of its rare n-grams, or None."""
+    votes: Counter[int] = Counter()
+    for j, g in enumerate(_grams(block)):
+        positions = stream.grams.get(g, ())
+        if len(positions) <= RARE:
+            for pos in positions:
+                votes[pos - j] += 1
+    if not votes:
+        return None
+    start, best = votes.most_common(1)[0]
+    return start if best >= JUMP_VOTES else None
+
+
+def _increasing(starts: list[tuple[int, int]]) -> set[int]:
+    """Indices (first of each pair) of a longest run of increasing starts: placements in reading order."""
+    tails: list[int] = []  # tails[k]: smallest start ending an increasing run of length k + 1
+    tail_at: list[int] = []
+    back: list[int] = []
+    for n, (_, start) in enumerate(starts):
+        k = bisect_left(tails, start)
+        if k == len(tails):
+            tails.append(start)
+            tail_at.append(n)
+        else:
+            tails[k], tail_at[k] = start, n
+        back.append(tail_at[k - 1] if k else -1)
+    keep, n = set(), tail_at[-1] if tail_at else -1
+    while n >= 0:
+        keep.add(starts[n][0])
+        n = back[n]
+    return keep
+
+
+def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None = None) -> Placement:
+    """Place ``segments`` (one text, in reading order) in the stream's paragraphs.
+
+    ``expected``: the stream position where the text probably starts (the previous text's end).
+    """
+    words = [tokens(s) for s in segments]
+    starts: list[tuple[int, int]] = []  # (segment, start position) placed by text
+    cursor = expected
+    for i, ws in enumerate(words):
+        start = _near(stream, ws, cursor) if cursor is not None else None
+        if start is None and len(ws) >= K:  # the text is elsewhere: find where, then this segment near there
+            block = [w for seg in words[i : i + JUMP_SEGMENTS] for w in seg][:JUMP_WORDS]
+            if (anchor := _jump(stream, block)) is not None:
+                start = _near(stream, ws, anchor)
+                cursor = anchor if start is None else cursor
+        if start is not None:
+            starts.append((i, start))
+            cursor = start + len(ws)
+    kept = _increasing(starts)
+    paras: list[int | None] = [None] * len(segments)
+    how = [""] * len(segments)
+    end = expected if expected is not None else 0
+    for i, start in starts:
+        if i in kept:
+            paras[i], how[i] = stream.paragraph_at(start + len(words[i]) // 2), "text"
+            end = start + len(words[i])
+    by_text = [i for i, _ in starts if i in kept]
+    floor = stream.paragraph_at(expected) if expected is not None else 0
+    for i in range(len(segments)):
+        if paras[i] is None:
+            _between(stream, words, paras, how, i, by_text, floor)
+    for i in reversed(range(len(segments) - 1)):  # a text's leading titles with no word in common
+        if paras[i] is None and paras[i + 1] is not None and all(p is None for p in paras[:i]):
+            paras[i], how[i] = paras[i + 1], "neighbours"
+    return Placement(paras, how, end)
+
+
+def _between(
+    stream: ParagraphStream,
+    words: list[list[str]],
+    paras: list[int | None],
+    how: list[str],
+    i: int,
+    by_text: list[int],
+    floor: int,
+) -> None:
+    """Place segment ``i`` between its placed neighbours, by shared word stems or their common paragraph."""
+    before = next((paras[j] for j in range(i - 1, -1, -1) if paras[j] is not None), None)
+    after = next((paras[j] for j in by_text if j > i), None)
+    if before is None and after is None:
+        return
+    lo = before if before is not None else max(floor, after - LEAD)  # type: ignore[operator]
+    hi = after if after is not None else min(lo + LEAD, len(stream.keys) - 1)
+    if hi < lo:  # neighbours out of order: no safe place between them
+        return
+    if hi - lo > SPAN:
+        return
+    scores = [_shared(words[i], stream.words[stream.first_word[p] : _end(stream, p)]) for p in range(lo, hi + 1)]
+    best = max(range(len(scores)), key=lambda k: (scores[k], k if before is None else -k))
+    if scores[best]:
+        paras[i], how[i] = lo + best, "neighbours"
+    elif before is not None:
+        paras[i], how[i] = before, "neighbours"  # nothing in common with what follows: it continues what precedes
+
+
+def _end(stream: ParagraphStream, p: int) -> int:
+    return stream.first_word[p + 1] if p + 1 < len(stream.first_word) else len(stream.words)
+
+
+def _shared(mine: list[str], theirs: list[str]) -> int:
+    """Letters shared by word pairs, at their start or one inside the other (a title's ``satipatthanasutta``
+    and CST's ``mahasatipatthanasuttam``)."""
+    total = 0
+    for w in mine:
+        if w.isdigit():
+            continue
+        best = max((len(w) if len(w) >= MIN_SHARED and w in t else _prefix(w, t) for t in theirs), default=0)
+        total += best if best >= MIN_SHARED else 0
+    return total
+
+
+def _prefix(a: str, b: str) -> int:
+    """Length of the common start of two words."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
