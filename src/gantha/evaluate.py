@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from gantha.model import SearchRequest
 from gantha.research import Research
-from gantha.search.rerank import fit_calibration
+from gantha.search.rerank import crosses, fit_calibration
 from gantha.search.service import REFUSAL_DEPTH
 
 
@@ -108,14 +108,14 @@ def run(research: Research, queries: list[EvalQuery], modes: list[str] | None = 
 def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"):
     """Fit the reranker's confidence and the refusal threshold on these queries; save them with the index.
 
-    Every query's best ``REFUSAL_DEPTH`` candidates (as search judges them) are samples: relevant or not
-    by the labels; a query is refused when its best candidate's confidence is below the threshold.
+    Each query gives one sample: the features of its closest candidate among the best ``REFUSAL_DEPTH``
+    (as search judges them), labelled answerable or not; a query is refused when the confidence is
+    below the threshold.
     """
     if research.judge is None:
         raise ValueError("calibration needs vectors: run `gantha embed` first")
     searcher = research.searcher
-    samples: list[tuple[float, float, int, bool]] = []
-    groups: list[list[int]] = []
+    samples: list[tuple[float, float, float, bool]] = []
     for q in queries:
         if q.lemma or not q.query.strip():
             continue
@@ -124,15 +124,11 @@ def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"
         pairs = searcher.evidence_passages(top, searcher.store.get_ids(top), evidence)
         if not pairs:
             continue
-        wanted = relevant(research, q) if q.answerable else set()
         features = research.judge.reranker.features(q.query, [p for _, p in pairs])
-        groups.append(list(range(len(samples), len(samples) + len(pairs))))
-        samples += [
-            (cos, lex, int(p.coordinate in wanted), q.answerable)
-            for (_, p), (cos, lex) in zip(pairs, features, strict=True)
-        ]
-    cal = fit_calibration(samples, groups)
-    cal.source = f"fitted on {len(groups)} queries ({mode})"
+        (cos, lex), (_, p) = max(zip(features, pairs, strict=True), key=lambda fp: fp[0])
+        samples.append((cos, lex, crosses(q.query, p.text), q.answerable))
+    cal = fit_calibration(samples)
+    cal.source = f"fitted on {len(samples)} queries ({mode})"
     cal.save(research.store.path)
     research.judge.calibration = cal
     return cal

@@ -29,7 +29,7 @@ from gantha.text.sentences import chunks
 
 COMMIT_EVERY = 100_000  # passages between commits: the most an interruption can lose
 CHUNK_WORDS = 100  # longest piece of a passage that gets one vector
-CONTEXT_WORDS = {"cst": 60}  # corpora read as continuous texts: shorter passages are embedded with neighbours
+WINDOWS = {"cst": (80, 50)}  # corpora read as continuous texts: windows of 80 words every 50 (not passage by passage)
 
 
 @dataclass
@@ -46,6 +46,7 @@ class IngestSummary:
     details: list[dict[str, str]] = field(default_factory=list)  # {"item", "reason"}: read, partly left out
     coverage: dict[str, dict] = field(default_factory=dict)  # per collection, for aligned translations
     report: str | None = None  # the file listing what was skipped or left out
+    embedded: dict | None = None  # the vectors refreshed after this source (summary of the embedding)
 
     @property
     def ok(self) -> bool:
@@ -438,35 +439,25 @@ def vector_targets(spec: str | list[str]) -> list[tuple[str, str | None]]:
     return out
 
 
-def embedding_texts(
-    passages: list[Passage], group: Callable[[Passage], object], context_words: int, chunk_words: int
-) -> list[list[str]]:
-    """The texts embedded for each passage (in reading order): a long one in pieces of consecutive sentences;
-    a short one (fewer than ``context_words`` words) widened with its neighbours of the same ``group``, so a
-    one-line paragraph ("Mendicants!") is embedded with what it belongs to."""
-    words = [p.text.split() for p in passages]
-    keys = [group(p) for p in passages]
+def windows(passages: list[Passage], size: int, step: int) -> list[tuple[int, str]]:
+    """Overlapping windows of ``size`` words (every ``step`` words) over passages read as one text:
+    (index of the passage holding the window's middle word, window text)."""
+    words = [(w, i) for i, p in enumerate(passages) for w in p.text.split()]
     out = []
-    for i, p in enumerate(passages):
-        if len(words[i]) >= context_words or not context_words:
-            out.append(chunks(p.text, chunk_words))
-            continue
-        before: list[str] = []
-        after: list[str] = []
-        lo, hi = i - 1, i + 1
-        while len(before) + len(words[i]) + len(after) < context_words:
-            grew = False
-            if lo >= 0 and keys[lo] == keys[i]:
-                before, lo, grew = words[lo] + before, lo - 1, True
-            if hi < len(passages) and keys[hi] == keys[i] and len(before) + len(words[i]) + len(after) < context_words:
-                after, hi, grew = after + words[hi], hi + 1, True
-            if not grew:
-                break
-        room = max(0, chunk_words - len(words[i]))
-        before = before[-(room // 2 or 1) :] if before and room else []
-        after = after[: max(0, room - len(before))]
-        out.append([" ".join(before + words[i] + after)])
+    for start in range(0, max(1, len(words) - size + step), step):
+        window = words[start : start + size]
+        if window:
+            out.append((window[len(window) // 2][1], " ".join(w for w, _ in window)))
     return out
+
+
+def _continuous_texts(store: EmbeddedStore, passages: list[Passage]) -> list[list[Passage]]:
+    """Passages (in reading order) grouped by the named text (sutta) holding them, else by chapter."""
+    groups: dict[object, list[Passage]] = {}
+    for p in passages:
+        named = store.text_at(p.corpus, p.book, p.seq)
+        groups.setdefault((p.book, named.uid if named else p.chapter), []).append(p)
+    return list(groups.values())
 
 
 def embed_corpora(
@@ -481,8 +472,10 @@ def embed_corpora(
     """Embed every passage of these targets (``corpus`` or ``corpus:channel``) whose vectors are not current.
 
     A passage longer than ``chunk_words`` gets one vector per piece of consecutive sentences; search
-    scores it by its best piece. In corpora read as continuous texts (``CONTEXT_WORDS``) a short
-    passage is embedded with its neighbours. Vectors of passages no longer in the index are dropped.
+    scores it by its best piece. Corpora read as continuous texts (``WINDOWS``: the canon's aligned
+    translations) are embedded as overlapping windows over each sutta, each window a vector of the
+    paragraph holding its middle, so a one-line paragraph ("Mendicants!") is found with what it belongs
+    to. Vectors of passages no longer in the index are dropped.
     """
     started = time.perf_counter()
     summary = IngestSummary("embed", ",".join(targets))
@@ -490,21 +483,30 @@ def embed_corpora(
     for corpus, channel in vector_targets(targets):
         passages = sorted(store.iter_passages(corpus, channel), key=lambda p: (p.book, p.seq))
         vectors.retain(corpus, {p.doc_id for p in passages}, {channel} if channel else None)
-
-        def group(p: Passage) -> object:
-            named = store.text_at(p.corpus, p.book, p.seq)
-            return (p.book, named.uid if named else p.chapter)
-
-        pieces = embedding_texts(passages, group, CONTEXT_WORDS.get(corpus, 0), chunk_words)
         rows: list[tuple[str, str, tuple]] = []
-        for p, texts in zip(passages, pieces, strict=True):
-            crc = zlib.crc32("\n".join(texts).encode())
-            if vectors.checksum(p.doc_id) == crc:
+        stale: list[str] = []
+        for group in _continuous_texts(store, passages) if corpus in WINDOWS else [[p] for p in passages]:
+            texts = (
+                windows(group, *WINDOWS[corpus])
+                if corpus in WINDOWS
+                else [(0, piece) for piece in chunks(group[0].text, chunk_words)]
+            )
+            crc = zlib.crc32("\n".join(t for _, t in texts).encode())
+            current = {vectors.checksum(p.doc_id) for p in group}
+            if crc in current and current <= {crc, None}:
                 continue
-            meta = (p.corpus, p.channel, p.language, crc, p.primary)
-            ids = [p.doc_id] if len(texts) == 1 else [f"{p.doc_id}#{k}" for k in range(1, len(texts) + 1)]
-            rows += [(row_id, text, meta) for row_id, text in zip(ids, texts, strict=True)]
-            summary.passages += 1
+            stale += [p.doc_id for p in group]
+            counts: dict[int, int] = {}
+            for i, _ in texts:
+                counts[i] = counts.get(i, 0) + 1
+            seen: dict[int, int] = {}
+            for i, text in texts:
+                p = group[i]
+                seen[i] = seen.get(i, 0) + 1
+                row_id = p.doc_id if counts[i] == 1 else f"{p.doc_id}#{seen[i]}"
+                rows.append((row_id, text, (p.corpus, p.channel, p.language, crc, p.primary)))
+            summary.passages += len(group)
+        vectors.remove(stale)
         total = max(1, -(-len(rows) // batch))
         for i in range(0, len(rows), batch):
             part = rows[i : i + batch]

@@ -503,7 +503,7 @@ class Research:
             and not (lemma or req.forms or req.page_ref)
             and req.mode != "exact"
             and req.granularity != "sentence"
-            and not self._is_pali(req.q)
+            and not self.searcher.is_pali(req.q)
             else []
         )
         if bridges:
@@ -536,13 +536,6 @@ class Research:
                     res.suggestions = [f.form for f in attested.forms[:20]]
                     break
         return res
-
-    def _is_pali(self, text: str) -> bool:
-        """Every word of the query is a Pali word of the index: no dictionary bridge is needed."""
-        if has_chinese(text):
-            return False
-        words = WORD_RE.findall(fold(text))
-        return bool(words) and all(self.store.forms_by_fold(w) for w in words)
 
     def _bridged(self, req: SearchRequest, bridges: list[dict[str, Any]]) -> SearchResponse:
         """The query's own route fused (RRF) with the Pali passages of the lemmas it names."""

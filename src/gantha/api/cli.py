@@ -19,9 +19,10 @@ import orjson
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import Progress
 from rich.table import Table
 
+from gantha.api.progress import tracker
 from gantha.config import settings
 from gantha.corpus.cst import BookError
 from gantha.corpus.download import DownloadError, download_cst
@@ -110,36 +111,11 @@ def _ingest_one(source: str, index: Path, path: Path, force: bool, show_progress
         with err.status(f"loading {source} from {path}", spinner="dots") if show_progress else contextlib.nullcontext():
             return ingest_lexicon(Lexicon(index), source, path, force=force)
     store = EmbeddedStore(index)
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("· {task.fields[passages]:,} paragraphs · {task.fields[rate]:,.0f}/s"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    run = STORE_INGESTERS[source]
     try:
-        with Progress(*columns, console=err, disable=not show_progress) as bar:
-            task = bar.add_task(source, total=None, passages=0, rate=0.0)
-            state = {"passages": 0}
-
-            def progress(item: str, passages: int, total: int) -> None:
-                state["passages"] += passages
-                elapsed = bar.tasks[0].elapsed or 1e-9
-                bar.update(
-                    task,
-                    total=total,
-                    advance=1,
-                    description=f"{source} {item[:16]:<16}",
-                    passages=state["passages"],
-                    rate=state["passages"] / elapsed,
-                )
-
-            summary = run(store, path, force=force, progress=progress)
+        with tracker(err, source, enabled=show_progress) as progress:
+            summary = STORE_INGESTERS[source](store, path, force=force, progress=progress)
         if targets := vectors_after(source, settings().vector_corpora):
-            _embed(store, targets, show_progress)
+            summary.embedded = _embed(store, targets, show_progress).__dict__
         return summary
     finally:
         store.close()
@@ -151,18 +127,8 @@ def _vector_corpora() -> list[str]:
 
 def _embed(store: EmbeddedStore, corpora: list[str], show_progress: bool) -> IngestSummary:
     embedder = make_embedder(settings().embedder)
-    with Progress(
-        TextColumn("[bold]embed {task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        disable=not show_progress,
-    ) as bar:
-        task = bar.add_task(",".join(corpora), total=None)
-        return embed_corpora(
-            store, embedder, corpora, progress=lambda item, n, total: bar.update(task, total=total, advance=1)
-        )
+    with tracker(err, f"embed {','.join(corpora)}", "vectors", show_progress) as progress:
+        return embed_corpora(store, embedder, corpora, progress=progress)
 
 
 def _report(summaries: list[IngestSummary], as_json: bool, index: Path, verbose: bool = False) -> bool:
@@ -183,6 +149,9 @@ def _report(summaries: list[IngestSummary], as_json: bool, index: Path, verbose:
                 f"in {s.seconds:.1f} s"
             )
         out.print(line, highlight=False)
+        if e := s.embedded:
+            rate = e["passages"] / max(e["seconds"], 1e-9)
+            out.print(f"  embedded {e['passages']:,} passages of {e['path']} in {e['seconds']:.1f} s ({rate:,.0f}/s)")
         if s.coverage:
             shares = ", ".join(f"{name} {c['share']:.1%}" for name, c in s.coverage.items())
             out.print(f"  translated segments placed: {shares}", highlight=False)

