@@ -106,7 +106,13 @@ def test_real_server(small_index):
 
 def test_hybrid_and_refusal_over_http(client):
     r = client.get(
-        "/api/v3/search", params={"q": "In the beginning God created", "search_mode": "hybrid", "language": "zh"}
+        "/api/v3/search",
+        params={
+            "q": "In the beginning God created",
+            "search_mode": "hybrid",
+            "language": "zh",
+            "resource_type": "bible",
+        },
     ).json()
     assert r["data"]["outcome"] == "hits" and r["data"]["results"][0]["coordinate"] == "bible/genesis/1:1"
     assert r["query_info"]["routes"] == ["lexical", "vector"]

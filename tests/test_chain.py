@@ -41,7 +41,7 @@ def check_chain(forms: dict, bold: dict, dist: dict, got: dict, chapter: dict, v
     assert dist["books"][0]["book"] == "vin02m3.mul"
     pali, burmese = got["items"]
     assert pali["coordinate"] == "cst/vin02m3.mul/75" and pali["status"] == "ok"
-    assert pali["citations"]["default"].startswith("Cūḷavaggapāḷi, Pārivāsikakkhandhaka, CST para 75")
+    assert pali["citations"]["default"].startswith("Kd 12 Probation: Cūḷavaggapāḷi, Pārivāsikakkhandhaka, CST para 75")
     assert burmese["channel"] == "my" and burmese["status"] == "ok" and burmese["text"]
     assert chapter["paragraphs"] > 100 and chapter.get("passages") is None
     channels = {c["channel"]: c["status"] for c in versions["channels"]}

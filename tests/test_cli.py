@@ -44,7 +44,11 @@ def test_ingest_reports_malformed_files_and_exits_3(tmp_path):
     r = gantha("ingest", "cst", str(corpus), "--index", str(tmp_path / "idx"))
     assert r.returncode == 3
     assert "ingested cst: 1 books" in r.stdout
-    assert "skipped e1208n.nrf" in r.stderr
+    assert "1 skipped, 0 left out: see" in r.stderr and "e1208n.nrf" not in r.stderr  # one line, details in a file
+    report = (tmp_path / "idx" / "reports" / "cst.tsv").read_text(encoding="utf-8")
+    assert report.startswith("skipped\te1208n.nrf\t")
+    verbose = gantha("ingest", "cst", str(corpus), "--index", str(tmp_path / "idx"), "--verbose")
+    assert verbose.returncode == 3 and "e1208n.nrf" in verbose.stderr
 
 
 def test_search_table_and_json(small_index):

@@ -99,3 +99,27 @@ def test_chinese_term_reaches_pali_through_the_dictionaries(full_ingest):
     assert bridge["to"] == "yakkha" and "yakkhā" in bridge["forms"] and "bridge" in res.query_info.routes
     assert res.total > 100 and res.hits and all(h.channel == "pali" for h in res.hits)
     assert all("yakkh" in fold(h.snippet) for h in res.hits)
+
+
+def test_multi_character_chinese_terms_reach_their_lemma(full_ingest):
+    from gantha.research import Research
+
+    research = Research.open(full_ingest[0])
+    for term, lemma, at_least in (
+        ("四圣谛", "ariyasacca", 600),
+        ("四念处", "satipaṭṭhāna", 800),
+        ("世尊", "bhagavant", 20_000),
+        ("比丘尼", "bhikkhunī", 3_000),
+    ):
+        res = research.search(SearchRequest(q=term, limit=5))
+        assert res.query_info.bridges[0]["to"] == lemma and res.total >= at_least, (term, res.total)
+
+
+def test_every_sutta_and_vinaya_text_is_aligned(full_store):
+    counts = {prefix: len(full_store.texts(prefix)) for prefix in ("dn", "mn", "sn", "an", "pli-tv-kd")}
+    assert counts["dn"] == 34 and counts["mn"] == 152 and counts["pli-tv-kd"] == 22
+    assert counts["sn"] > 2500 and counts["an"] > 7000
+    english = full_store.search(StoreQuery(filters={"channel": ["en"]}, limit=1, aggregate=())).total
+    assert english > 50_000
+    mn10 = full_store.text("mn10")
+    assert (mn10.book, mn10.first_para) == ("s0201m.mul", "105")

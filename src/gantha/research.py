@@ -46,7 +46,7 @@ from gantha.text.sentences import split as split_sentences
 
 MAX_COORDINATES = 100
 MAX_BRIDGES = 3  # Pali lemmas one query may bridge to
-COMMON_BRIDGE = 3000  # paragraphs above which a term inside a longer query is not bridged
+COMMON_BRIDGE = 0.01  # share of the Pali paragraphs above which a term inside a longer query is not bridged
 MAX_CHAPTER_PARAGRAPHS = 5000
 SIMILAR_CANDIDATES = 300  # paragraphs examined for similar sentences
 SENTENCE_PARAGRAPHS = 1000  # paragraphs split for a sentence-granularity search
@@ -267,6 +267,10 @@ class Research:
         self.searcher = Searcher(store, semantic, fusion, judge)
         self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
 
+    @cached_property
+    def _pali_paragraphs(self) -> int:
+        return self.store.search(StoreQuery(filters={"channel": ["pali"]}, limit=1, aggregate=())).total
+
     @property
     def judge(self) -> Judge | None:
         """The reranker and its calibration (None without vectors)."""
@@ -436,6 +440,8 @@ class Research:
         inside = not found and has_chinese(text)
         if inside:  # the query's own terms, one lemma each
             for term, _, _ in chinese.tokens(text):
+                if term in chinese.FUNCTION_WORDS:
+                    continue
                 if len(term) > 1 and (named := self.lexicon.bridge(term, self.synonyms)):
                     found.append((term, *named[0]))
         out: list[dict[str, Any]] = []
@@ -443,7 +449,7 @@ class Research:
             spellings = dict.fromkeys([lemma, lemma.replace("ṇ", "n")])
             expansion = max((self.forms(s) for s in spellings), key=lambda f: f.total_paragraphs)
             lemma = expansion.lemma or lemma
-            if inside and expansion.total_paragraphs > COMMON_BRIDGE:
+            if inside and expansion.total_paragraphs > COMMON_BRIDGE * self._pali_paragraphs:
                 continue  # a word of every other paragraph (佛陀, 比丘) says nothing about the question
             if expansion.forms and all(b["to"] != lemma for b in out):
                 forms = [f.form for f in expansion.forms]
@@ -521,7 +527,12 @@ class Research:
                 "forms": [f.form for f in expansion.forms],
                 "sources": sorted({s for f in expansion.forms for s in f.sources}),
             }
-        if res.total == 0:
+        if res.total == 0 and req.languages and not req.corpora and not req.books:
+            res.message = (
+                f"no {', '.join(req.languages)} text matches in the default scope (the Tipiṭaka and its "
+                "translations); other corpora answer when asked for (resource_type / --corpus: bible, md)"
+            )
+        elif res.total == 0 and req.mode in ("fuzzy", "exact"):
             words = res.query_info.forms or res.query_info.terms
             for w in words:
                 headword = canon(w) if res.query_info.field == "exact" else w

@@ -17,7 +17,8 @@ from gantha.model import SearchMode, SearchRequest
 from gantha.research import Research
 
 INSTRUCTIONS = """Search and read the Pali canon (Chaṭṭha Saṅgāyana Tipiṭaka) and its translations.
-Every passage has a coordinate such as cst/vin02m3.mul/75 (corpus/book/paragraph). Cite only
+Every passage has a coordinate such as cst/vin02m3.mul/75 (corpus/book/paragraph); a sutta reference
+(MN 10, SN 56.11, AN 3.65, Dhp 183, Kd 12) is accepted wherever a coordinate is. Cite only
 coordinates these tools returned, and fetch the text you quote with `get`.
 Typical research chain: `word` (spelling, meaning) → `forms` (every attested inflected form of the
 lemma) → `search` with those forms (first bold=true: the commentaries' definitions) → `dist` (where
@@ -126,8 +127,8 @@ class Toolbox:
         return _dump(self.research.get(coordinates, channels or None, tokens))
 
     def chapter(self, coordinate: str, confirm: bool = False) -> dict[str, Any]:
-        """The chapter containing a coordinate. Without confirm only its size (paragraphs, tokens):
-        check the size before asking for the text with confirm=true."""
+        """The chapter containing a coordinate, or the whole sutta a reference names (MN 10). Without
+        confirm only its size (paragraphs, tokens): check the size before asking for the text with confirm=true."""
         return _dump(self.research.chapter(coordinate, confirm))
 
     def versions(self, coordinate: str) -> dict[str, Any]:
@@ -142,8 +143,9 @@ class Toolbox:
 
     # the function-calling set of the original design
     def search_by_query(self, query: str, page: int = 1, page_size: int = 10) -> dict[str, Any]:
-        """Search by meaning and words together (hybrid) for descriptive questions, in any language;
-        falls back to keyword search where no vectors were built."""
+        """Search by meaning and words together (hybrid) for descriptive questions in English or Chinese:
+        answers Pali paragraphs (with sutta number, title and the English beside), or not_found when
+        nothing is relevant enough; falls back to keyword search where no vectors were built."""
         mode = SearchMode.HYBRID if self.research.searcher.semantic else SearchMode.FUZZY
         return self._search(q=query, mode=mode, limit=page_size, offset=(page - 1) * page_size)
 

@@ -10,6 +10,7 @@ import contextlib
 import os
 import re
 import sys
+import threading
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -106,7 +107,9 @@ DATA_LAYOUT = {
 }
 
 
-def _ingest_one(source: str, index: Path, path: Path, force: bool, show_progress: bool) -> IngestSummary:
+def _ingest_one(
+    source: str, index: Path, path: Path, force: bool, show_progress: bool, embed: bool = True
+) -> IngestSummary:
     if source in LEXICON_SOURCES:
         with err.status(f"loading {source} from {path}", spinner="dots") if show_progress else contextlib.nullcontext():
             return ingest_lexicon(Lexicon(index), source, path, force=force)
@@ -114,7 +117,7 @@ def _ingest_one(source: str, index: Path, path: Path, force: bool, show_progress
     try:
         with tracker(err, source, enabled=show_progress) as progress:
             summary = STORE_INGESTERS[source](store, path, force=force, progress=progress)
-        if targets := vectors_after(source, settings().vector_corpora):
+        if embed and (targets := vectors_after(source, settings().vector_corpora)):
             summary.embedded = _embed(store, targets, show_progress).__dict__
         return summary
     finally:
@@ -159,6 +162,7 @@ def _report(summaries: list[IngestSummary], as_json: bool, index: Path, verbose:
             err.print(
                 f"  [yellow]{len(s.skipped)} skipped, {len(s.details)} left out[/yellow]: see {escape(s.report)}",
                 highlight=False,
+                soft_wrap=True,
             )
         for item in (s.skipped + s.details) if verbose else []:
             err.print(f"  [yellow]{escape(item['item'])}[/yellow]: {escape(item['reason'])}", highlight=False)
@@ -166,13 +170,13 @@ def _report(summaries: list[IngestSummary], as_json: bool, index: Path, verbose:
 
 
 def _ingest_all(
-    folder: Path, index: Path, force: bool, show_progress: bool, cst: Path | None = None
+    folder: Path, index: Path, force: bool, show_progress: bool, cst: Path | None = None, embed: bool = True
 ) -> list[IngestSummary]:
     layout = {**{k: folder / v for k, v in DATA_LAYOUT.items()}, **({"cst": cst} if cst else {})}
     found = [(src, path) for src, path in layout.items() if path.exists()]
     if not found:
         _fail(f"{folder} holds none of: {', '.join(f'{k} ({v}/)' for k, v in DATA_LAYOUT.items())}", 2)
-    return [_ingest_one(src, index, path, force, show_progress) for src, path in found]
+    return [_ingest_one(src, index, path, force, show_progress, embed) for src, path in found]
 
 
 @app.command()
@@ -462,7 +466,7 @@ def get(
             out.print(f"  {escape(it.message or '')}", highlight=False)
             continue
         if it.citations:
-            out.print(f"  [dim]{escape(it.citations.default)}[/dim]", highlight=False)
+            out.print(f"  [dim]{escape(it.citations.default)}[/dim]", highlight=False, soft_wrap=True)
         out.print(escape(it.display or ""), highlight=False)
         if it.tokens:
             out.print(
@@ -668,9 +672,30 @@ def up(
             path = download_cst(
                 s.cst_url, s.downloads, lambda done, total: bar.update(task, completed=done, total=total)
             )
-    summaries = _ingest_all(path.parent, _index(index), False, True, cst=path)  # the CST and what lies beside it
+    # the CST and what lies beside it; lexical search is served as soon as it is indexed, vectors follow
+    summaries = _ingest_all(path.parent, _index(index), False, True, cst=path, embed=False)
     _report(summaries, False, _index(index))  # skipped items are reported; serve what was indexed
+    targets = [t for x in summaries for t in vectors_after(x.source, s.vector_corpora)]
+    if targets:
+        threading.Thread(target=_embed_while_serving, args=(_index(index), targets), daemon=True).start()
     _serve(_index(index), host or s.host, port or s.port, workers or s.workers)
+
+
+def _embed_while_serving(index: Path, targets: list[str]) -> None:
+    """Build the vectors beside a running server; it reopens the index when they are saved."""
+    err.print(f"lexical search is up; embedding {', '.join(targets)} for meaning search …", highlight=False)
+    store = EmbeddedStore(index)
+    try:
+        summary = embed_corpora(store, make_embedder(settings().embedder), targets)
+    except Exception as exc:  # the server goes on with lexical search; say why meaning search is off
+        err.print(f"[red]embedding failed[/red]: {escape(str(exc))} (`gantha embed` retries)", highlight=False)
+        return
+    finally:
+        store.close()
+    err.print(
+        f"semantic and hybrid search are on: {summary.passages:,} passages embedded in {summary.seconds:.0f} s",
+        highlight=False,
+    )
 
 
 def main() -> None:

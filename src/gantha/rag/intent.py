@@ -1,7 +1,7 @@
 """Deterministic routing of a question to a research tool, the rules of the original design:
 
 - a page reference ("M3.58", "PTS Vin II 31") → ``search_by_page_ref``;
-- a coordinate ("cst/vin02m3.mul/75") → ``get``;
+- a coordinate ("cst/vin02m3.mul/75") or a sutta reference ("MN 10", "SN 56.11") → ``get``;
 - a Pali or Buddhist term, alone or asked about ("What is parivāsa?", "什么是夜叉") →
   ``get_term_definition`` then ``search_pali``;
 - a descriptive question (a sentence, a question mark, Chinese prose) → ``search_by_query``;
@@ -18,7 +18,7 @@ from typing import Any
 
 from gantha.model import Coordinate, CoordinateError
 from gantha.text.pali import WORD_RE
-from gantha.text.refs import PageRefError, parse_page_ref
+from gantha.text.refs import PageRefError, parse_page_ref, parse_text_ref
 
 _TERM_QUESTIONS = [
     re.compile(p, re.IGNORECASE)
@@ -34,6 +34,7 @@ _PAGE_REF_IN_TEXT = re.compile(
     r"\b(?:[MVPTO]\d{1,2}\.\d{1,4}|(?:PTS\s+)?[A-Z][a-z]{0,6}(?:-a)?\s+[IVXL]{1,5}\s+\d{1,4})\b"
 )
 _COORDINATE = re.compile(r"\b(?:cst|bible|md)/\S+/\S+")
+_TEXT_REF = re.compile(r"\b(?:DN|MN|SN|AN|Snp|Dhp|Ud|Iti|Thag|Thig|Kp|Kd)\s?\d+(?:\.\d+)*\b")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _QUESTION_FRAME = re.compile(
     r"^(?:(?:please|tell me|can you|could you)\s+)*(?:(?:what|who|whom|which|where|when|why|how)"
@@ -99,6 +100,8 @@ def detect(question: str, known_term: Any = lambda _: False) -> Intent:
             pass
         else:
             return Intent("coordinate", [Step("get", {"coordinates": [m.group(0)]})])
+    if (m := _TEXT_REF.search(q)) and parse_text_ref(m.group(0)):
+        return Intent("coordinate", [Step("get", {"coordinates": [m.group(0)]})])
     if ref := _page_ref(q):
         return Intent("page_ref", [Step("search_by_page_ref", {"page_ref": ref})])
     if term := _term(q, known_term):

@@ -157,9 +157,7 @@ class LLMJudgeReranker(Reranker):
         return out
 
 
-def fit_calibration(
-    samples: list[tuple[float, float, float, bool]], steps: int = 6000, lr: float = 0.5
-) -> Calibration:
+def fit_calibration(samples: list[tuple[float, float, float, bool]], steps: int = 6000, lr: float = 0.5) -> Calibration:
     """Fit confidence = P(answerable | similarity, coverage, cross) by logistic regression on one sample per
     query (its closest candidate), then pick the threshold that best separates answerable from
     unanswerable queries: the refusal F1 on unanswerable ones minus the share of answerable ones refused.

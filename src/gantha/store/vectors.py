@@ -22,8 +22,11 @@ RowMeta = tuple[str, str, str, int, bool]  # corpus, channel, language, crc32 of
 
 
 def doc_of(row_id: str) -> str:
-    """``cst/x/106@en#2`` → ``cst/x/106@en``: the document a row (a chunk) belongs to."""
-    return row_id.partition("#")[0]
+    """``cst/x/106@en#2`` → ``cst/x/106@en``: the document a row (a chunk) belongs to.
+
+    The chunk number follows the channel, which never holds ``#`` (a Markdown coordinate may)."""
+    coordinate, at, channel = row_id.rpartition("@")
+    return f"{coordinate}{at}{channel.partition('#')[0]}"
 
 
 class VectorIndex:

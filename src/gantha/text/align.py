@@ -25,6 +25,7 @@ from gantha.text.pali import WORD_RE, fold
 
 K = 3  # words in a voting n-gram
 WINDOW_BEHIND, WINDOW_AHEAD = 40, 4000  # words around the expected position searched first
+MIN_SUPPORT = 0.5  # share of a text's segments (those long enough to vote) that its words must place
 RARE = 30  # an n-gram found at most this often in the stream may vote for a jump
 JUMP_SEGMENTS, JUMP_WORDS, JUMP_VOTES = 8, 80, 3  # a jump is voted by the next words of the text
 MIN_SHARED = 4  # letters two words must share at their start to count as alike
@@ -154,6 +155,9 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
     paras: list[int | None] = [None] * len(segments)
     how = [""] * len(segments)
     end = expected if expected is not None else 0
+    voters = sum(len(ws) >= K for ws in words)
+    if len(kept) < MIN_SUPPORT * voters:  # a few stray matches: the text is not in these paragraphs
+        return Placement(paras, how, end)
     for i, start in starts:
         if i in kept:
             paras[i], how[i] = stream.paragraph_at(start + len(words[i]) // 2), "text"

@@ -91,3 +91,10 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
         if word.strip() and (has_chinese(word) or word.isalnum()):
             out.append((word.lower(), start, end))
     return out
+
+
+_FUNCTION = (
+    "什么 一个 这个 那个 我们 他们 你们 自己 可以 应该 因为 所以 如何 怎样 怎么 为什么 是否 还是 关于 "
+    "哪些 哪个 如果 就是 或者 而且 但是 然后 为了 已经 没有 不是 这样 那样 这些 那些 规定 教导 说法"
+)
+FUNCTION_WORDS = frozenset(_FUNCTION.split())  # words of a Chinese question that name nothing to look for

@@ -28,7 +28,7 @@ async function load() {
     return;
   }
   // the channels present here; for the Tipiṭaka also Burmese and English, marked where they are missing
-  const corpus = coordinate.split("/")[0];
+  const corpus = versions.coordinate.split("/")[0]; // a sutta reference (MN 10) resolves to its first paragraph
   const order = ["pali", "my", "en"];
   versions.channels = versions.channels
     .filter((c) => c.status !== "missing" || (corpus === "cst" && order.includes(c.channel)))
@@ -49,7 +49,7 @@ async function load() {
     chapters.splice(1, chapters.length - 1, ...got.items.slice(1).map((it) => ({ passages: it.status === "ok" ? [{ coordinate: it.coordinate, display: it.display }] : [] })));
   }
   const byChannel = chapters.map((c) => new Map((c?.passages || []).map((p) => [p.coordinate, p])));
-  const target = paragraphOf(coordinate);
+  const target = paragraphOf(versions.coordinate);
   $("rows").innerHTML = main.passages.map((p) => {
     const cells = versions.channels.map((c, i) => {
       const q = byChannel[i].get(p.coordinate);
