@@ -168,3 +168,16 @@ def test_chinese_terms_reach_their_pali_lemma(research):
     assert [b["to"] for b in inside] == ["mānatta"]  # the question's term, not its every word
     scoped = research.search(SearchRequest(q="比丘尼", books=["vin02m3.mul"], limit=5))
     assert scoped.hits and {h.book for h in scoped.hits} == {"vin02m3.mul"} and scoped.aggregations.get("book")
+
+
+def test_fusion_and_refusal_lose_nothing_of_the_vector_route(research):
+    semantic = research.searcher.semantic
+    for q in ("In the beginning God created the heaven and the earth.", "For God so loved the world"):
+        raw = [d.rpartition("@")[0] for d, _ in semantic.search(q, 10, corpora=["bible"], languages=["zh"])]
+        res = research.search(SearchRequest(q=q, mode="semantic", corpora=["bible"], languages=["zh"], limit=10))
+        assert res.outcome == "hits" and [h.coordinate for h in res.hits] == raw
+
+
+def test_a_pali_query_is_not_refused_where_its_words_occur(research):
+    res = research.search(SearchRequest(q="pārivāsiko bhikkhu", mode="hybrid", limit=5))
+    assert res.outcome == "hits" and res.hits[0].channel == "pali"

@@ -24,7 +24,7 @@ from gantha.model import (
 from gantha.search.fusion import rrf, weighted
 from gantha.search.highlight import snippet
 from gantha.search.query import ParsedQuery, parse_query
-from gantha.search.rerank import Judge
+from gantha.search.rerank import Judge, coverage
 from gantha.search.semantic import SemanticRoute
 from gantha.store.base import Clause, Store, StoreQuery
 from gantha.text.chinese import has_chinese
@@ -271,7 +271,10 @@ class Searcher:
         if self.judge and confidence:
             info.notes.append(self.judge.note())
             best = max(confidence.get(d, 0.0) for d, _ in fused[:REFUSAL_DEPTH])
-            if best < self.judge.calibration.threshold:
+            pali_found = self.is_pali(req.q) and any(coverage(req.q, p.text) == 1.0 for p in shown.values())
+            if pali_found:  # Pali words that occur are in the texts whatever their English neighbours say
+                info.notes.append("Pali words found in the texts: not refused")
+            elif best < self.judge.calibration.threshold:
                 top = [d for d, _ in fused[:5]]
                 res.weak = [
                     self.hit(shown[d], i, snippet(shown[d].text, fold, terms)[0], 0.0, confidence=confidence.get(d))
