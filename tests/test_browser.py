@@ -95,7 +95,10 @@ def test_search_then_open_a_hit_in_the_reader(page, base):
 
 
 def test_reader_marks_missing_translations_and_switches_script(page, base):
-    page.goto(base + "/read/cst/s0101m.mul/1")  # Dīgha Nikāya: Burmese here, no English
+    page.goto(base + "/read/DN 2")  # a sutta reference opens the sutta, its English beside the Pali
+    page.locator("tr.target").wait_for()
+    assert page.locator("tr.target td").nth(2).inner_text().startswith("So I have heard")
+    page.goto(base + "/read/cst/vin02a3.att/1")  # a commentary: no Burmese or English here
     page.locator("tr.target").wait_for()
     heads = page.locator("#heads th").all_inner_texts()
     assert heads[:3] == ["Pali (CST)", "Burmese · မြန်မာ", "English"]
@@ -130,7 +133,7 @@ def test_admin_ingest_task_runs_to_completion(page, base, tmp_path):
     page.click("#add-form button")
     page.locator("#tasks tr[data-state=done]").first.wait_for(timeout=120_000)
     page.locator("#documents tr[data-key='md/uposatha-notes.md']").wait_for()
-    r = httpx.get(f"{base}/api/v3/search", params={"q": "quixotrine"}).json()
+    r = httpx.get(f"{base}/api/v3/search", params={"q": "quixotrine", "resource_type": "md"}).json()
     assert r["data"]["results"][0]["coordinate"].startswith("md/uposatha-notes.md/")
 
 

@@ -179,5 +179,5 @@ def test_fusion_and_refusal_lose_nothing_of_the_vector_route(research):
 
 
 def test_a_pali_query_is_not_refused_where_its_words_occur(research):
-    res = research.search(SearchRequest(q="pārivāsiko bhikkhu", mode="hybrid", limit=5))
+    res = research.search(SearchRequest(q="pārivāsikā bhikkhū", mode="hybrid", limit=5))
     assert res.outcome == "hits" and res.hits[0].channel == "pali"

@@ -24,7 +24,7 @@ from gantha.store.base import BookRecord
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
 from gantha.store.vectors import VectorIndex
-from gantha.text import chinese
+from gantha.text import align, chinese
 from gantha.text.sentences import chunks
 
 COMMIT_EVERY = 100_000  # passages between commits: the most an interruption can lose
@@ -260,7 +260,12 @@ def ingest_suttacentral(
             )
             continue
         files = [f for t in members for f in (t.root, t.reference, *(f for _, f in t.translations)) if f]
-        signature = _signature(*files) + "|" + "|".join(recorded[f"cst/{b}"].signature for b in books)
+        signature = (
+            f"align{align.VERSION}|"
+            + _signature(*files)
+            + "|"
+            + "|".join(recorded[f"cst/{b}"].signature for b in books)
+        )
         key = f"suttacentral:{collection}"
         if not force and store.get_meta(key) == signature:
             summary.unchanged += 1

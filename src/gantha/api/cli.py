@@ -151,13 +151,14 @@ def _report(summaries: list[IngestSummary], as_json: bool, index: Path, verbose:
                 f"{s.passages:,} paragraphs, {s.page_refs:,} page refs, {s.bold_terms:,} bold terms "
                 f"in {s.seconds:.1f} s"
             )
-        out.print(line, highlight=False)
+        out.print(line, highlight=False, soft_wrap=True)
         if e := s.embedded:
             rate = e["passages"] / max(e["seconds"], 1e-9)
-            out.print(f"  embedded {e['passages']:,} passages of {e['path']} in {e['seconds']:.1f} s ({rate:,.0f}/s)")
+            line = f"  embedded {e['passages']:,} passages of {e['path']} in {e['seconds']:.1f} s ({rate:,.0f}/s)"
+            out.print(line, highlight=False, soft_wrap=True)
         if s.coverage:
             shares = ", ".join(f"{name} {c['share']:.1%}" for name, c in s.coverage.items())
-            out.print(f"  translated segments placed: {shares}", highlight=False)
+            out.print(f"  translated segments placed: {shares}", highlight=False, soft_wrap=True)
         if s.report:
             err.print(
                 f"  [yellow]{len(s.skipped)} skipped, {len(s.details)} left out[/yellow]: see {escape(s.report)}",

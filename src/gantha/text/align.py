@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 
 from gantha.text.pali import WORD_RE, fold
 
+VERSION = 2  # changes when the method changes, so that recorded alignments are redone
 K = 3  # words in a voting n-gram
 WINDOW_BEHIND, WINDOW_AHEAD = 40, 4000  # words around the expected position searched first
-MIN_SUPPORT = 0.5  # share of a text's segments (those long enough to vote) that its words must place
+MIN_SUPPORT = 0.3  # share of a text's segments (those long enough to vote) that its words must place
 RARE = 30  # an n-gram found at most this often in the stream may vote for a jump
 JUMP_SEGMENTS, JUMP_WORDS, JUMP_VOTES = 8, 80, 3  # a jump is voted by the next words of the text
 MIN_SHARED = 4  # letters two words must share at their start to count as alike

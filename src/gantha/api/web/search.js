@@ -57,10 +57,12 @@ function hitHtml(hit, weak = false) {
   const score = hit.confidence != null ? ` · ${hit.confidence.toFixed(2)}` : "";
   return `<article class="hit${weak ? " weak" : ""}">
     <header><span class="badge ${esc(hit.category)}">${esc(categoryName(hit.category))}</span>
+      ${hit.sutta ? `<b class="sutta">${esc(hit.sutta)}${hit.sutta_title ? ` ${esc(hit.sutta_title)}` : ""}</b>` : ""}
       <b>${esc(hit.book_title)}</b><span class="path">${esc(path)}</span>
       <a class="coord" href="/read/${esc(hit.coordinate)}">${esc(hit.coordinate)}</a>
       <span class="path">${esc(hit.channel)}${score}</span></header>
     <p>${hit.snippet}</p>
+    ${(hit.translations || []).map((tr) => `<p class="aside" lang="${esc(tr.language)}"><span class="path">${esc(tr.channel)}</span> ${tr.snippet}</p>`).join("")}
     <div><a href="/read/${esc(hit.coordinate)}" data-t="search.read"></a> ·
       <button type="button" class="plain copy" data-coordinate="${esc(hit.coordinate)}" data-fallback="${esc(`${hit.book_title} (${hit.coordinate})`)}" data-t="search.copy"></button>
       ${hit.page_refs?.length ? `<span class="path">${esc(hit.page_refs.slice(0, 6).join(" "))}</span>` : ""}</div>
