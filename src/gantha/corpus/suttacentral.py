@@ -33,14 +33,19 @@ ROOT_CHANNEL = ChannelInfo(
     provenance="human",
     source="SuttaCentral bilara-data root/pli/ms",
 )
-# the CST books that hold each collection (regular expressions over book ids)
+# the CST books that hold each collection (regular expressions over book ids); the Vinaya by book, so
+# that its formulas, repeated word for word in several books, are looked for in the right one
 COLLECTIONS: dict[str, str] = {
     "dn": r"^s01\d\dm",
     "mn": r"^s02\d\dm",
     "sn": r"^s03\d\dm",
     "an": r"^s04\d\dm",
     "kn": r"^s05\d\dm",
-    "vinaya": r"^vin0[12]m",
+    "vinaya-parajika": r"^vin01m",  # the bhikkhus' pārājika … nissaggiya rules
+    "vinaya-pacittiya": r"^vin02m1",  # their pācittiya … adhikaraṇasamatha rules, the bhikkhunīs' vibhaṅga
+    "vinaya-mahavagga": r"^vin02m2",  # Khandhakas 1–10
+    "vinaya-cullavagga": r"^vin02m3",  # Khandhakas 11–22
+    "vinaya-parivara": r"^vin02m4",
 }
 # texts whose Pali stands inside another CST text: the Pātimokkha rules are in the Vibhaṅga
 NOT_SEPARATE = re.compile(r"^pli-tv-b[ui]-pm$")
@@ -89,10 +94,21 @@ def natural_key(uid: str) -> list:
     return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", uid)]
 
 
-def _collection(rel: Path) -> str | None:
+def _vinaya_book(uid: str) -> str:
+    """The Vinaya collection (CST book) of a text: ``pli-tv-kd12`` → vinaya-cullavagga."""
+    if m := re.match(r"^pli-tv-kd(\d+)", uid):
+        return "vinaya-mahavagga" if int(m.group(1)) <= 10 else "vinaya-cullavagga"
+    if uid.startswith("pli-tv-pvr"):
+        return "vinaya-parivara"
+    if re.match(r"^pli-tv-bu-vb-(pj|ss|ay|np)", uid):
+        return "vinaya-parajika"
+    return "vinaya-pacittiya"
+
+
+def _collection(rel: Path, uid: str) -> str | None:
     parts = rel.parts
     if "vinaya" in parts:
-        return "vinaya"
+        return _vinaya_book(uid)
     if "sutta" in parts:
         i = parts.index("sutta")
         return parts[i + 1] if i + 1 < len(parts) and parts[i + 1] in COLLECTIONS else None
@@ -138,7 +154,7 @@ def discover(path: Path) -> list[Text]:
         rel = f.relative_to(path)
         if not m or "name" in rel.parts or "blurb" in rel.parts:
             continue
-        collection = _collection(rel)
+        collection = _collection(rel, m.group("text"))
         if collection is None:
             continue
         text = texts.setdefault(m.group("text"), Text(m.group("text"), collection))
