@@ -42,7 +42,11 @@ class ScriptedLLM:
                 msg: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
                 if reply.get("tool_calls"):
                     msg["tool_calls"] = [
-                        {"id": f"c{i}", "type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+                        {
+                            "id": f"c{i}",
+                            "type": "function",
+                            "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+                        }
                         for i, c in enumerate(reply["tool_calls"])
                     ]
                 data = json.dumps({"choices": [{"index": 0, "message": msg, "finish_reason": "stop"}]}).encode()
@@ -66,7 +70,13 @@ class ScriptedLLM:
                     send({"content": word})
                 for i, call in enumerate(reply.get("tool_calls") or []):
                     args = json.dumps(call["arguments"])
-                    send({"tool_calls": [{"index": i, "id": f"c{i}", "function": {"name": call["name"], "arguments": ""}}]})
+                    send(
+                        {
+                            "tool_calls": [
+                                {"index": i, "id": f"c{i}", "function": {"name": call["name"], "arguments": ""}}
+                            ]
+                        }
+                    )
                     for half in (args[: len(args) // 2], args[len(args) // 2 :]):  # arguments arrive in pieces
                         send({"tool_calls": [{"index": i, "function": {"arguments": half}}]})
                 send({}, "tool_calls" if reply.get("tool_calls") else "stop")

@@ -99,7 +99,10 @@ def test_upload_markdown_and_reject_bad_input(client):
     ]
     assert [b.status_code for b in bad] == [400, 400, 400]
     assert all(b.json()["success"] is False and b.json()["error"]["message"] for b in bad)
-    assert client.post("/api/v1/documents", content=b"{", headers=KEY | {"content-type": "application/json"}).status_code == 422
+    assert (
+        client.post("/api/v1/documents", content=b"{", headers=KEY | {"content-type": "application/json"}).status_code
+        == 422
+    )
     assert client.get("/api/v1/documents/tasks/nope", headers=KEY).status_code == 404
     assert client.delete("/api/v1/documents/md/nope", headers=KEY).status_code == 404
 

@@ -139,7 +139,9 @@ def test_english_question_finds_the_sutta_with_its_english_beside(research):
 
 
 def test_chinese_question_finds_the_sutta(research):
-    res = research.search(SearchRequest(q="国王问佛陀：出家修行在今生能得到什么看得见的果报？", mode="hybrid", limit=10))
+    res = research.search(
+        SearchRequest(q="国王问佛陀：出家修行在今生能得到什么看得见的果报？", mode="hybrid", limit=10)
+    )
     assert any(h.sutta == "DN 2" for h in res.hits)
 
 

@@ -121,7 +121,9 @@ def test_every_sutta_and_vinaya_text_is_aligned(full_store):
         for prefix in ("dn", "mn", "sn", "an", "pli-tv-kd")
     }
     assert counts["dn"] == 34 and counts["mn"] == 152 and counts["pli-tv-kd"] == 22
-    assert counts["sn"] > 1800 and counts["an"] > 1900  # a range file (an1.1-10) may name its suttas one by one or as one
+    assert (
+        counts["sn"] > 1800 and counts["an"] > 1900
+    )  # a range file (an1.1-10) may name its suttas one by one or as one
     english = full_store.search(StoreQuery(filters={"channel": ["en"]}, limit=1, aggregate=())).total
     assert english > 50_000
     mn10 = full_store.text("mn10")

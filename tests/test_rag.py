@@ -103,9 +103,18 @@ def test_intent_routing(research, question, kind, tool):
 
 def test_citation_check_drops_unknown_numbers_and_marks_misquotes():
     sources = {1: "Tena kho pana samayena pārivāsikā bhikkhū sādiyanti", 2: "夜叉"}
-    g = check('Monks on probation, "parivutthā", consented [1]. They said "sadiyanti" [1][3]. 「夜叉」 [2]. "abc xyz" [2].', sources)
+    g = check(
+        'Monks on probation, "parivutthā", consented [1]. They said "sadiyanti" [1][3]. 「夜叉」 [2]. "abc xyz" [2].',
+        sources,
+    )
     assert "[3]" not in g.answer and "[1]" in g.answer
-    assert [(c.n, c.reason) for c in g.checks] == [(1, "quote_not_in_source"), (1, "ok"), (3, "no_such_source"), (2, "ok"), (2, "ok")]
+    assert [(c.n, c.reason) for c in g.checks] == [
+        (1, "quote_not_in_source"),
+        (1, "ok"),
+        (3, "no_such_source"),
+        (2, "ok"),
+        (2, "ok"),
+    ]
     assert '"parivutthā", consented [1?]' in g.answer and g.cited == [1, 2]
 
 
@@ -151,7 +160,12 @@ def test_model_tool_calls_add_numbered_sources(research, llm):
     assert second[-1]["role"] == "tool" and "New sources" in second[-1]["content"]
     assert second[-2]["tool_calls"][0]["function"]["name"] == "search_by_page_ref"
     assert {t["function"]["name"] for t in llm.requests[0]["tools"]} >= {
-        "search_by_query", "search_by_page_ref", "get_term_definition", "search_pali", "get", "forms"
+        "search_by_query",
+        "search_by_page_ref",
+        "get_term_definition",
+        "search_pali",
+        "get",
+        "forms",
     }
 
 
@@ -204,7 +218,9 @@ def _events(text: str) -> list[tuple[str, dict]]:
 
 
 def test_chat_streams_sse_in_documented_order(chat_client):
-    r = chat_client.post("/api/v3/chat", json={"messages": [{"role": "user", "content": "What is parivāsa?"}], "stream": True})
+    r = chat_client.post(
+        "/api/v3/chat", json={"messages": [{"role": "user", "content": "What is parivāsa?"}], "stream": True}
+    )
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
     events = _events(r.text)
     kinds = [k for k, _ in events]
@@ -221,7 +237,9 @@ def test_chat_json_mode_and_errors(chat_client, llm):
     assert llm.requests == []
     bad = chat_client.post("/api/v3/chat", json={"messages": [{"role": "assistant", "content": "hi"}]})
     assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_parameter"
-    web = chat_client.post("/api/v3/chat", json={"messages": [{"role": "user", "content": "parivasa"}], "sources": "web"})
+    web = chat_client.post(
+        "/api/v3/chat", json={"messages": [{"role": "user", "content": "parivasa"}], "sources": "web"}
+    )
     assert web.status_code == 400 and "GANTHA_WEB_ENGINE" in web.json()["error"]["message"]
     llm.script = [{"status": 400}]
     failed = chat_client.post("/api/v3/chat", json={"messages": [{"role": "user", "content": "What is parivāsa?"}]})
@@ -230,7 +248,11 @@ def test_chat_json_mode_and_errors(chat_client, llm):
 
 def _gantha(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "gantha.api.cli", *args], capture_output=True, text=True, env={**os.environ, **env}, timeout=300
+        [sys.executable, "-m", "gantha.api.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=300,
     )
 
 
@@ -241,7 +263,9 @@ def test_cli_ask(small_index, llm):
     r = _gantha("ask", "What is parivāsa?", "--json", env=env | {"GANTHA_LLM_TOOLS": "false"})
     done = json.loads(r.stdout)
     assert r.returncode == 0 and done["outcome"] == "answered" and done["citations"][0]["ok"]
-    r = _gantha("ask", "parivasa", env=env | {"GANTHA_LLM_BASE_URL": "http://127.0.0.1:9/v1", "GANTHA_LLM_RETRIES": "0"})
+    r = _gantha(
+        "ask", "parivasa", env=env | {"GANTHA_LLM_BASE_URL": "http://127.0.0.1:9/v1", "GANTHA_LLM_RETRIES": "0"}
+    )
     assert r.returncode == 1 and r.stderr.count("\n") == 1 and "cannot reach the model" in r.stderr
     r = _gantha("ask", "parivasa", "--sources", "web", env=env)
     assert r.returncode == 2 and "GANTHA_WEB_ENGINE" in r.stderr

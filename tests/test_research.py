@@ -102,7 +102,10 @@ def test_get_with_channels_citations_and_tokens(research):
     items = {(i.coordinate, i.channel): i for i in res.items}
     pali = items[("cst/vin02m3.mul/75", "pali")]
     assert pali.status == "ok" and pali.text.startswith("Tena samayena")
-    assert pali.citations.default == "Kd 12 Probation: Cūḷavaggapāḷi, Pārivāsikakkhandhaka, CST para 75 (PTS Vin II 31; VRI 0.77)"
+    assert (
+        pali.citations.default
+        == "Kd 12 Probation: Cūḷavaggapāḷi, Pārivāsikakkhandhaka, CST para 75 (PTS Vin II 31; VRI 0.77)"
+    )
     assert "Cūḷavaggapāḷi" in pali.citations.apa and "para. 75" in pali.citations.mla
     samayena = next(t for t in pali.tokens if t.surface == "samayena")
     assert samayena.lemma == "samaya" and samayena.grammar == "sg.inst"

@@ -26,7 +26,10 @@ RESPONSES: dict[str, dict[str, Any]] = {
         "Results": [],
         "RelatedTopics": [
             {"Text": "Saṅghādisesa - a class of offences", "FirstURL": "https://duckduckgo.com/Sanghadisesa"},
-            {"Name": "Vinaya", "Topics": [{"Text": "Mānatta - a penance", "FirstURL": "https://duckduckgo.com/Manatta"}]},
+            {
+                "Name": "Vinaya",
+                "Topics": [{"Text": "Mānatta - a penance", "FirstURL": "https://duckduckgo.com/Manatta"}],
+            },
         ],
     },
     "/v7.0/search": {  # Bing Web Search v7
@@ -59,7 +62,9 @@ class FakeEngines:
 
             def _answer(self, key: str, body: dict[str, Any]) -> None:
                 url = urlparse(self.path)
-                fake.requests.append({"path": url.path, "query": parse_qs(url.query), "body": body, "headers": dict(self.headers)})
+                fake.requests.append(
+                    {"path": url.path, "query": parse_qs(url.query), "body": body, "headers": dict(self.headers)}
+                )
                 status, data = (fake.fail, {"error": "boom"}) if fake.fail else (200, RESPONSES[key])
                 raw = json.dumps(data).encode()
                 self.send_response(status)
@@ -154,7 +159,9 @@ def test_chunks_and_selection_by_meaning():
 def test_chat_with_web_sources(small_index, engines):
     research = Research.open(small_index)
     agent = Agent(research, web=lambda: make_engine("searxng", base_url=engines.url))
-    ans = agent.answer(ChatRequest(messages=[{"role": "user", "content": "What is parivāsa?"}], sources="both", llm=False))
+    ans = agent.answer(
+        ChatRequest(messages=[{"role": "user", "content": "What is parivāsa?"}], sources="both", llm=False)
+    )
     kinds = {s.kind for s in ans.sources}
     assert kinds == {"corpus", "web"} and ans.query_info.web_engine == "searxng"
     web = [s for s in ans.sources if s.kind == "web"]

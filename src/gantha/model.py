@@ -156,7 +156,7 @@ class SearchMode(StrEnum):
     HYBRID = "hybrid"
 
 
-MAX_LIMIT = 100
+MAX_LIMIT = 1000  # results a page may hold (agents page through more)
 MAX_OFFSET = 10_000
 
 

@@ -527,6 +527,8 @@ class Research:
                 "forms": [f.form for f in expansion.forms],
                 "sources": sorted({s for f in expansion.forms for s in f.sources}),
             }
+        if res.total == 0 and req.mode in ("fuzzy", "exact") and not (lemma or req.forms or req.page_ref):
+            self._did_you_mean(res)
         if res.total == 0 and req.languages and not req.corpora and not req.books:
             res.message = (
                 f"no {', '.join(req.languages)} text matches in the default scope (the Tipiṭaka and its "
@@ -547,6 +549,20 @@ class Research:
                     res.suggestions = [f.form for f in attested.forms[:20]]
                     break
         return res
+
+    def _did_you_mean(self, res: SearchResponse) -> None:
+        """For a query without hits: the attested words nearest to the first word the texts never write."""
+        for word in res.query_info.terms:
+            folded = fold(word)
+            if self.store.forms_by_fold(folded):
+                continue
+            near = self.store.nearest_words(folded)
+            if near:
+                res.suggestions = [form for form, _ in near]
+                res.message = (
+                    f"no hits: {word!r} does not occur in the texts; did you mean {', '.join(res.suggestions)}?"
+                )
+            return
 
     def _bridged(self, req: SearchRequest, bridges: list[dict[str, Any]]) -> SearchResponse:
         """The query's own route fused (RRF) with the Pali passages of the lemmas it names."""

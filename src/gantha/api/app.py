@@ -259,7 +259,7 @@ def create_app(index: Path) -> FastAPI:
         tags: Annotated[str | None, Query(description="comma-separated tags, e.g. vinaya,sutta,digha")] = None,
         book: Annotated[str | None, Query(description="comma-separated book ids, e.g. vin02m3.mul")] = None,
         page_refs: Annotated[str | None, Query(description="a page reference: P2.0031, P2.31, PTS Vin II 31")] = None,
-        page: Annotated[int, Query(ge=1, le=MAX_OFFSET // MAX_LIMIT)] = 1,
+        page: Annotated[int, Query(ge=1, le=MAX_OFFSET)] = 1,
         page_size: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
         scheme: Annotated[str, Query(pattern="^(auto|iast|velthuis|hk)$")] = "auto",
         forms: Annotated[str | None, Query(description="comma-separated exact forms; any matches")] = None,
@@ -270,6 +270,8 @@ def create_app(index: Path) -> FastAPI:
             str | None, Query(max_length=500, description="sentences like this one, whatever the inflection")
         ] = None,
     ) -> SearchEnvelope:
+        if (page - 1) * page_size > MAX_OFFSET:
+            raise SearchError("invalid_parameter", f"page {page} of {page_size} starts past result {MAX_OFFSET:,}")
         corpora = []
         if resource_type:
             if resource_type not in RESOURCE_TYPES:

@@ -40,7 +40,7 @@ from gantha.ingest import (
 from gantha.ingest import (
     SOURCES as INGEST_SOURCES,
 )
-from gantha.model import CoordinateError, SearchMode, SearchRequest, comma_list
+from gantha.model import MAX_LIMIT, CoordinateError, SearchMode, SearchRequest, comma_list
 from gantha.research import Research
 from gantha.search.service import SearchError
 from gantha.store.embedded import EmbeddedStore, StoreError
@@ -227,7 +227,7 @@ def search(
     book: Annotated[list[str] | None, typer.Option(help="book id(s), comma-separated or repeated")] = None,
     category: Annotated[list[str] | None, typer.Option(help="mula, atthakatha, tika, anya")] = None,
     tags: Annotated[list[str] | None, typer.Option(help="vinaya, sutta, abhidhamma, digha, …")] = None,
-    limit: Annotated[int, typer.Option(min=1, max=100)] = 10,
+    limit: Annotated[int, typer.Option(min=1, max=MAX_LIMIT)] = 10,
     offset: Annotated[int, typer.Option(min=0, max=10_000)] = 0,
     scheme: Annotated[str, typer.Option(help="input scheme of ASCII queries: auto, iast, velthuis, hk")] = "auto",
     forms: Annotated[str | None, typer.Option(help="exact forms, comma-separated: any of them matches")] = None,

@@ -16,9 +16,19 @@ from gantha.text.pali import WORD_RE
 SNIPPET_WORDS = 36
 
 
-def mark_positions(tokens: list[str], terms: set[str], phrases: list[list[str]], prefixes: list[str]) -> set[int]:
-    """Indexes of the tokens that match a term, a prefix, or lie inside a phrase occurrence."""
-    marked = {i for i, t in enumerate(tokens) if t in terms or any(t.startswith(p) for p in prefixes)}
+def mark_positions(
+    tokens: list[str],
+    terms: set[str],
+    phrases: list[list[str]],
+    prefixes: list[str],
+    inner: list[str] = (),  # type: ignore[assignment]
+) -> set[int]:
+    """Indexes of the tokens that match a term, a prefix, hold an ``inner`` part, or lie inside a phrase."""
+    marked = {
+        i
+        for i, t in enumerate(tokens)
+        if t in terms or any(t.startswith(p) for p in prefixes) or any(part in t for part in inner)
+    }
     for phrase in phrases:
         n = len(phrase)
         for i in range(len(tokens) - n + 1):
@@ -34,6 +44,7 @@ def snippet(
     phrases: list[list[str]] = (),  # type: ignore[assignment]
     prefixes: list[str] = (),  # type: ignore[assignment]
     *,
+    inner: list[str] = (),  # type: ignore[assignment]
     width: int = SNIPPET_WORDS,
     open_tag: str = "<mark>",
     close_tag: str = "</mark>",
@@ -52,7 +63,7 @@ def snippet(
         else:
             spans = [(m.start(), m.end()) for m in WORD_RE.finditer(text)]
             tokens = [analyse(text[s:e]) for s, e in spans]
-    marked = mark_positions(tokens, terms, list(phrases), list(prefixes))
+    marked = mark_positions(tokens, terms, list(phrases), list(prefixes), list(inner))
     if not spans:
         return html.escape(text), 0
     if len(spans) <= width:

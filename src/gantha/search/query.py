@@ -1,4 +1,4 @@
-"""Parse a user's query string: words, "quoted phrases", -exclusions and prefix* wildcards."""
+"""Parse a user's query string: words, "quoted phrases", -exclusions and prefix*, *suffix, *infix* wildcards."""
 
 from __future__ import annotations
 
@@ -22,12 +22,14 @@ class ParsedQuery:
     terms: list[str] = field(default_factory=list)
     phrases: list[list[str]] = field(default_factory=list)
     prefixes: list[str] = field(default_factory=list)
+    suffixes: list[str] = field(default_factory=list)  # *parivāsaṃ: words ending so (compounds included)
+    infixes: list[str] = field(default_factory=list)  # *parivās*: words containing it
     excluded: list[str] = field(default_factory=list)
     excluded_prefixes: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.terms or self.phrases or self.prefixes)
+        return not (self.terms or self.phrases or self.prefixes or self.suffixes or self.infixes)
 
     def analysed(self, folded: bool) -> ParsedQuery:
         """The same query with every word folded (fuzzy mode) or kept canonical (exact mode)."""
@@ -36,6 +38,8 @@ class ParsedQuery:
             [f(t) for t in self.terms],
             [[f(w) for w in p] for p in self.phrases],
             [f(t) for t in self.prefixes],
+            [f(t) for t in self.suffixes],
+            [f(t) for t in self.infixes],
             [f(t) for t in self.excluded],
             [f(t) for t in self.excluded_prefixes],
         )
@@ -67,6 +71,10 @@ def parse_query(text: str) -> ParsedQuery:
                 q.excluded_prefixes.append(ws[-1])
             else:
                 q.excluded += ws
+        elif bare.startswith("*") and words(bare):  # *suffix or *infix*
+            ws = words(bare)
+            (q.infixes if bare.endswith("*") and len(bare) > 2 else q.suffixes).append(ws[-1])
+            q.terms += ws[:-1]
         elif bare.endswith("*") and len(bare) > 1 and words(bare):
             ws = words(bare)
             q.terms += ws[:-1]

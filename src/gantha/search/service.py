@@ -37,6 +37,7 @@ REFUSAL_DEPTH = 10  # candidates judged before refusing, whatever page was asked
 EXTRA_WEIGHT = (
     0.5  # weight of a route beyond lexical and vector (the dictionary bridge) in RRF: fitted on eval/calibration.jsonl
 )
+MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
 PER_TEXT = 2  # paragraphs of one sutta among the best meaning-search hits before the next sutta's
 DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
 ORIGINALS = {"cst": "pali"}  # corpus → its original channel: aligned translations there stand for it
@@ -131,6 +132,16 @@ class Searcher:
         sq.must += [Clause(field, [t]) for t in analysed.terms]
         sq.must += [Clause(field, p, "phrase") for p in analysed.phrases]
         sq.must += [Clause(field, [p], "prefix") for p in analysed.prefixes]
+        wildcards = [(s, "suffix") for s in analysed.suffixes] + [(s, "infix") for s in analysed.infixes]
+        if len(wildcards) > MAX_WILDCARDS or any(len(s) < MIN_WILDCARD for s, _ in wildcards):
+            raise SearchError(
+                "invalid_query",
+                f"at most {MAX_WILDCARDS} leading wildcards (*word, *part*), each of {MIN_WILDCARD} letters or more: "
+                "they are matched against every word of the index",
+            )
+        sq.must += [Clause(field, [s], kind) for s, kind in wildcards]
+        sq.rank_first += [Clause(f"bold_{field}", [s], kind) for s, kind in wildcards]
+        info.prefixes += ["*" + s for s in analysed.suffixes] + ["*" + s + "*" for s in analysed.infixes]
         sq.must_not += [Clause(field, [t]) for t in analysed.excluded]
         sq.must_not += [Clause(field, [p], "prefix") for p in analysed.excluded_prefixes]
         bold_field = f"bold_{field}"
@@ -176,7 +187,9 @@ class Searcher:
         hits = []
         for rank, h in enumerate(result.hits, start=req.offset + 1):
             p = h.passage
-            text, _ = snippet(p.text, analyse, terms, analysed.phrases, analysed.prefixes)
+            text, _ = snippet(
+                p.text, analyse, terms, analysed.phrases, analysed.prefixes, inner=analysed.suffixes + analysed.infixes
+            )
             hits.append(self.hit(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref))
         return SearchResponse.timed(started, result.total, hits, info, aggregations=self.buckets(result.aggregations))
 

@@ -27,7 +27,7 @@ class Clause:
 
     field: str
     tokens: list[str]
-    kind: Literal["term", "phrase", "prefix"] = "term"
+    kind: Literal["term", "phrase", "prefix", "suffix", "infix"] = "term"
 
 
 @dataclass(slots=True)

@@ -27,6 +27,7 @@ import tantivy
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage, TextRecord
 from gantha.store.base import FILTER_FIELDS, BookRecord, Clause, StoreHit, StoreQuery, StoreResult
 from gantha.text import chinese
+from gantha.text.align import common_start
 from gantha.text.analysis import index_texts
 from gantha.text.pali import fold
 
@@ -274,8 +275,9 @@ class EmbeddedStore:
     def _clause(self, c: Clause) -> tantivy.Query:
         if c.kind == "phrase" and len(c.tokens) > 1:
             return tantivy.Query.phrase_query(self.schema, c.field, c.tokens)
-        if c.kind == "prefix":
-            queries = [tantivy.Query.regex_query(self.schema, c.field, re.escape(t) + ".*") for t in c.tokens]
+        if c.kind in ("prefix", "suffix", "infix"):
+            shape = {"prefix": "{}.*", "suffix": ".*{}", "infix": ".*{}.*"}[c.kind]
+            queries = [tantivy.Query.regex_query(self.schema, c.field, shape.format(re.escape(t))) for t in c.tokens]
             return (
                 queries[0]
                 if len(queries) == 1
@@ -526,6 +528,34 @@ class EmbeddedStore:
             self._db.execute("CREATE INDEX vocab_form ON vocab (form)")
             self._db.execute("CREATE INDEX vocab_top_prefix ON vocab_top (prefix, rank)")
         return len(rows)
+
+    def nearest_words(self, folded: str, limit: int = 5, max_edits: int = 2) -> list[tuple[str, int]]:
+        """Attested written forms within ``max_edits`` edits of a folded word that begins alike, closest
+        first: (form, paragraphs). Diacritics are ignored (folded words compared)."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import Levenshtein
+
+        if not folded:
+            return []
+        with self._db_lock:
+            rows = self._db.execute(
+                "SELECT fold, form, paragraphs FROM vocab "
+                "WHERE fold >= ? AND fold < ? AND length(fold) BETWEEN ? AND ?",
+                (folded[0], folded[0] + "\U0010ffff", len(folded) - max_edits, len(folded) + max_edits),
+            ).fetchall()
+        found = process.extract(
+            folded, [r[0] for r in rows], scorer=Levenshtein.distance, score_cutoff=max_edits, limit=None
+        )
+        ranked = sorted(  # fewest edits, then the longest start in common (typos fall late), then frequency
+            (distance, -common_start(folded, rows[i][0]), -rows[i][2], rows[i][1])
+            for _, distance, i in found
+            if rows[i][0] != folded
+        )
+        out: dict[str, int] = {}
+        for _, _, paragraphs, form in ranked:
+            if len(out) < limit:
+                out.setdefault(form, -paragraphs)
+        return list(out.items())
 
     def forms_by_fold(self, folded: str) -> list[tuple[str, int, int]]:
         """Every written form that folds to ``folded``: (form, paragraphs, bold paragraphs)."""

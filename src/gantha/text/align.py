@@ -213,12 +213,12 @@ def _shared(mine: list[str], theirs: list[str]) -> int:
     for w in mine:
         if w.isdigit():
             continue
-        best = max((len(w) if len(w) >= MIN_SHARED and w in t else _prefix(w, t) for t in theirs), default=0)
+        best = max((len(w) if len(w) >= MIN_SHARED and w in t else common_start(w, t) for t in theirs), default=0)
         total += best if best >= MIN_SHARED else 0
     return total
 
 
-def _prefix(a: str, b: str) -> int:
+def common_start(a: str, b: str) -> int:
     """Length of the common start of two words."""
     n = min(len(a), len(b))
     i = 0

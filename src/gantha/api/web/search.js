@@ -111,6 +111,9 @@ async function search() {
     $("outcome").innerHTML = `<div class="banner refusal" role="status"><b data-t="search.notfound"></b> — ${esc(data.message || "")}<br><span data-t="search.weak"></span></div>`;
   } else if (data.outcome === "unattested_form") {
     $("outcome").innerHTML = `<div class="banner refusal" role="status"><span data-t="search.unattested"></span> ${esc(data.suggestions.join(", "))}</div>`;
+  } else if (!data.results.length && data.suggestions?.length) {
+    const links = data.suggestions.map((s) => `<a href="/?q=${encodeURIComponent(s)}">${esc(s)}</a>`).join(", ");
+    $("outcome").innerHTML = `<div class="banner" role="status"><span data-t="search.didyoumean"></span> ${links}</div>`;
   } else if (!data.results.length) {
     $("outcome").innerHTML = `<div class="banner" data-t="search.none"></div>`;
   }

@@ -1,0 +1,44 @@
+"""Pali word search, first steps: did-you-mean over the attested words, leading wildcards, agent-sized pages."""
+
+from __future__ import annotations
+
+import pytest
+
+from gantha.model import SearchRequest
+from gantha.research import Research
+from gantha.search.service import SearchError
+from gantha.text.pali import fold
+
+
+@pytest.fixture(scope="module")
+def research(small_index) -> Research:
+    return Research.open(small_index)
+
+
+def test_a_typo_gets_the_nearest_attested_words(research):
+    res = research.search(SearchRequest(q="parivsa"))
+    assert res.outcome == "no_hits" and res.suggestions and "did you mean" in res.message
+    assert any(fold(s).startswith("parivas") for s in res.suggestions)
+    assert research.search(SearchRequest(q=res.suggestions[0])).total > 0  # every suggestion is attested
+
+
+def test_leading_wildcards_find_compounds(research):
+    res = research.search(SearchRequest(q="*parivāsaṃ", limit=100))
+    assert res.total > 0 and "*parivasam" in res.query_info.prefixes
+    marked = {m.lower() for h in res.hits for m in _marks(h.snippet)}
+    assert any(fold(m).endswith("parivasam") and len(m) > len("parivāsaṃ") for m in marked)  # inside a compound
+    inner = research.search(SearchRequest(q="*parivās*", limit=1))
+    assert inner.total >= res.total
+    with pytest.raises(SearchError, match="leading wildcards"):
+        research.search(SearchRequest(q="*sa"))
+
+
+def test_pages_up_to_a_thousand(research):
+    res = research.search(SearchRequest(q="bhikkhu", limit=1000))
+    assert 100 < len(res.hits) <= 1000 and res.total >= len(res.hits)
+
+
+def _marks(snippet: str) -> list[str]:
+    import re
+
+    return re.findall(r"<mark>(.*?)</mark>", snippet)
