@@ -42,3 +42,11 @@ def _marks(snippet: str) -> list[str]:
     import re
 
     return re.findall(r"<mark>(.*?)</mark>", snippet)
+
+
+def test_a_lemma_search_is_ranked_by_relevance(research):
+    res = research.search(SearchRequest(limit=50), lemma="parivāsa")
+    plain = [h.score for h in res.hits if not h.bold_match]
+    assert len(set(plain)) > 5 and plain == sorted(plain, reverse=True)  # not one flat score for every hit
+    bold = [h.bold_match for h in res.hits]
+    assert bold == sorted(bold, reverse=True)  # bold definitions still first

@@ -34,6 +34,7 @@ from gantha.text.pali import fold
 SCHEMA_VERSION = 3
 TOKEN_PATTERN = r"[\p{L}\p{M}\p{N}]+"  # same as gantha.text.pali.WORD_RE
 RANK_FIRST_SCORE = 1000.0
+SCORED_FIELDS = ("fold", "exact", "bold_fold", "bold_exact")  # text fields: a set of words is ranked, not flat
 ZH_TERMS = "zh_terms.txt"
 TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
 TOP_PER_PREFIX = 20  # above any BM25 score a passage can reach
@@ -285,6 +286,9 @@ class EmbeddedStore:
             )
         if len(c.tokens) == 1:
             return tantivy.Query.term_query(self.schema, c.field, c.tokens[0])
+        if c.field in SCORED_FIELDS:  # any of these words, ranked by BM25: how often, how rare, how short
+            terms = [tantivy.Query.term_query(self.schema, c.field, t) for t in c.tokens]
+            return tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms])
         return tantivy.Query.term_set_query(self.schema, c.field, c.tokens)
 
     def _query(self, q: StoreQuery, *, with_ranking: bool = True) -> tantivy.Query:
