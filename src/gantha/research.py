@@ -10,6 +10,7 @@ import html
 import os
 import re
 import time
+from dataclasses import replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from gantha.model import (
     SearchResponse,
     TextRecord,
 )
+from gantha.search.fusion import rrf
 from gantha.search.highlight import snippet
 from gantha.search.rerank import Calibration, EmbeddingReranker, Judge
 from gantha.search.semantic import SemanticRoute
@@ -569,20 +571,30 @@ class Research:
         if req.mode in ("semantic", "hybrid"):
             bridge = self._bridge_ranking(bridges, req, max(50, req.offset + req.limit))
             res = self.searcher.search_fused(req, extra=[bridge], extra_routes=["bridge"])
-        else:  # one store query: the query's own words, or a form of a bridged lemma (exact totals, aggregations)
+        else:  # the query's own words, or a form of a bridged lemma: exact totals and aggregations from one
+            # store query, the page from the two rankings fused (their scores are not comparable)
             started = time.perf_counter()
             forms = sorted({f for b in bridges for f in b["forms"]})
             sq, info, analysed = self.searcher.plan(req)
-            own, sq.must = sq.must, []
-            sq.alternatives = [group for group in (own, [Clause("exact", forms)]) if group]
-            sq.rank_first.append(Clause("bold_exact", forms))
-            result = self.store.search(sq)
+            own = list(sq.must)
+            count = replace(sq, must=[], alternatives=[g for g in (own, [Clause("exact", forms)]) if g], limit=1)
+            result = self.store.search(count)
+            depth = max(50, req.offset + req.limit)
+            rankings = [
+                [h.passage.doc_id for h in self.store.search(replace(sq, limit=depth, offset=0, aggregate=())).hits]
+                if own
+                else [],
+                [d for d, _ in self._bridge_ranking(bridges, req, depth)],
+            ]
+            page = rrf(rankings)[req.offset : req.offset + req.limit]
+            passages = self.store.get_ids([d for d, _ in page])
             terms = set(forms) | {canon(t) for t in analysed.terms}
             hits = [
-                self.searcher.hit(h.passage, rank, snippet(h.passage.text, canon, terms)[0], round(h.score, 4))
-                for rank, h in enumerate(result.hits, req.offset + 1)
+                self.searcher.hit(p, rank, snippet(p.text, canon, terms)[0], round(score, 4))
+                for rank, (d, score) in enumerate(page, req.offset + 1)
+                if (p := passages.get(d))
             ]
-            info.routes = ["lexical", "bridge"]
+            info.routes, info.fusion = ["lexical", "bridge"], "rrf"
             res = SearchResponse.timed(
                 started, result.total, hits, info, aggregations=self.searcher.buckets(result.aggregations)
             )
