@@ -146,7 +146,7 @@ class GetItem(BaseModel):
     status: str  # ok | missing | part_of | not_found
     language: str | None = None
     text: str | None = None
-    display: str | None = None
+    display: str | None = None  # Markdown (bold, note markers) when it differs from text; else left out
     book_title: str | None = None
     path: list[str] = Field(default_factory=list)
     page_refs: list[str] = Field(default_factory=list)
@@ -824,7 +824,7 @@ class Research:
                     status="ok",
                     language=p.language,
                     text=p.text,
-                    display=p.display,
+                    display=p.display if p.display != p.text else None,  # only when it adds bold or notes
                     book_title=p.book_title,
                     path=p.path,
                     page_refs=p.page_refs,
@@ -843,7 +843,7 @@ class Research:
                     k = int(m.group("k"))
                     item.coordinate = c
                     if 1 <= k <= len(parts):
-                        item.text = item.display = parts[k - 1]
+                        item.text, item.display = parts[k - 1], None
                         item.tokens = item.tokens and [self._analyse(w) for w in WORD_RE.findall(item.text)]
                     else:
                         item.status, item.text, item.display = "not_found", None, None

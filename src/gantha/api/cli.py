@@ -468,7 +468,7 @@ def get(
             continue
         if it.citations:
             out.print(f"  [dim]{escape(it.citations.default)}[/dim]", highlight=False, soft_wrap=True)
-        out.print(escape(it.display or ""), highlight=False)
+        out.print(escape(it.display or it.text or ""), highlight=False)
         if it.tokens:
             out.print(
                 " ".join(f"{t.surface}<{t.lemma or '?'}{'.' + t.grammar if t.grammar else ''}>" for t in it.tokens),

@@ -45,8 +45,8 @@ async function load() {
     // too large to show whole: the paragraph alone, with what the other channels have
     $("message").innerHTML = `<div class="banner">${esc(t("read.toolarge"))}</div>`;
     const got = await api(`/api/v3/get?coordinates=${encodeURIComponent(paragraphOf(coordinate))}&channel=${channels.join(",")}`);
-    main.passages = [{ coordinate: paragraphOf(coordinate), para: paragraphOf(coordinate).split("/").pop(), kind: "bodytext", display: got.items[0]?.display || "", page_starts: [] }];
-    chapters.splice(1, chapters.length - 1, ...got.items.slice(1).map((it) => ({ passages: it.status === "ok" ? [{ coordinate: it.coordinate, display: it.display }] : [] })));
+    main.passages = [{ coordinate: paragraphOf(coordinate), para: paragraphOf(coordinate).split("/").pop(), kind: "bodytext", display: got.items[0]?.display ?? got.items[0]?.text ?? "", page_starts: [] }];
+    chapters.splice(1, chapters.length - 1, ...got.items.slice(1).map((it) => ({ passages: it.status === "ok" ? [{ coordinate: it.coordinate, display: it.display ?? it.text }] : [] })));
   }
   const byChannel = chapters.map((c) => new Map((c?.passages || []).map((p) => [p.coordinate, p])));
   const target = paragraphOf(versions.coordinate);
