@@ -12,6 +12,7 @@ import os
 import re
 import time
 import zlib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -501,13 +502,11 @@ def embed_corpora(
             if crc in current and current <= {crc, None}:
                 continue
             stale += [p.doc_id for p in group]
-            counts: dict[int, int] = {}
-            for i, _ in texts:
-                counts[i] = counts.get(i, 0) + 1
-            seen: dict[int, int] = {}
+            counts = Counter(i for i, _ in texts)
+            seen: Counter[int] = Counter()
             for i, text in texts:
                 p = group[i]
-                seen[i] = seen.get(i, 0) + 1
+                seen[i] += 1
                 row_id = p.doc_id if counts[i] == 1 else f"{p.doc_id}#{seen[i]}"
                 rows.append((row_id, text, (p.corpus, p.channel, p.language, crc, p.primary)))
             summary.passages += len(group)

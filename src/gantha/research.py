@@ -857,8 +857,8 @@ class Research:
             if not translations:
                 return ["pali"]
             book = rest.rpartition("/")[0]
-            names = [r.channel.name for r in self.store.channels(corpus, book)]
-            return ["pali", *sorted({n for n in names if n not in ("pali", "pli-ms")})]
+            records = self.store.channels(corpus, book)
+            return ["pali", *sorted({r.channel.name for r in records if r.channel.type == "translation"})]
         book = rest.rpartition("/")[0]
         return [r.channel.name for r in self.store.channels(corpus, book)] or ["pali"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -343,24 +343,17 @@ def _check_references(
 
 def _aligned_passage(original: Passage, channel: ChannelInfo, text: str) -> Passage:
     """A translation (or the SuttaCentral Pali) at the coordinate of a CST paragraph."""
-    return Passage(
-        corpus=original.corpus,
-        book=original.book,
-        para=original.para,
-        seq=original.seq,
+    return replace(
+        original,
         text=text,
         display=text,
         channel=channel.name,
         language=channel.language,
-        book_title=original.book_title,
-        path=original.path,
-        chapter=original.chapter,
-        kind=original.kind,
-        chapter_title=original.chapter_title,
         primary=False,  # aligned to the CST original: searched when asked for
-        page_refs=original.page_refs,
-        category=original.category,
-        tags=original.tags,
+        granularity="paragraph",
+        bold=[],
+        notes=[],
+        page_starts=[],
     )
 
 

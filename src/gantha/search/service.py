@@ -34,9 +34,8 @@ from gantha.text.refs import EDITIONS, parse_page_ref
 
 HYBRID_DEPTH = 50  # candidates each route contributes to a fused ranking
 REFUSAL_DEPTH = 10  # candidates judged before refusing, whatever page was asked for
-EXTRA_WEIGHT = (
-    0.5  # weight of a route beyond lexical and vector (the dictionary bridge) in RRF: fitted on eval/calibration.jsonl
-)
+# weight in RRF of a route beyond lexical and vector (the dictionary bridge): fitted on eval/calibration.jsonl
+EXTRA_WEIGHT = 0.5
 MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
 PER_TEXT = 2  # paragraphs of one sutta among the best meaning-search hits before the next sutta's
 DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
@@ -223,12 +222,13 @@ class Searcher:
         words = [c for c in sq.must if c.kind == "term" and c.field in ("fold", "exact")]
         sq.must = [c for c in sq.must if c not in words]
         sq.should, sq.aggregate = words, ()
-        if not self.is_pali(req.q):  # a question in English: its function words match every paragraph
+        pali = self.is_pali(req.q)
+        if not pali:  # a question in English: its function words match every paragraph
             kept = set(content_words([c.tokens[0] for c in sq.should]))
             sq.should = [c for c in sq.should if c.tokens[0] in kept]
         if translations:  # a Pali query searches the originals, any other the translations aligned to them
             corpora = sq.filters.get("corpus") or []
-            if corpora and all(c in ORIGINALS for c in corpora) and not self.is_pali(req.q):
+            if corpora and all(c in ORIGINALS for c in corpora) and not pali:
                 sq.filters["primary"] = ["no"]
             else:
                 sq.filters.pop("primary", None)
@@ -328,7 +328,7 @@ class Searcher:
         elif self.fusion == "weighted":
             fused = weighted(routes, [0.7, 0.3, *([0.3] * (len(routes) - 2))])
         else:
-            weights = [1.0, 1.0, *([EXTRA_WEIGHT] * (len(routes) - 2))][: len(routes)]
+            weights = [1.0, 1.0, *([EXTRA_WEIGHT] * (len(routes) - 2))]
             fused = rrf([[d for d, _ in r] for r in routes], weights=weights)
         return self._diversified(fused, depth), evidence, info
 
