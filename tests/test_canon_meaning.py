@@ -16,6 +16,7 @@ from gantha.research import Research
 from gantha.search.service import SearchError
 from gantha.store.embedded import EmbeddedStore
 from gantha.text.align import ParagraphStream, align, tokens
+from gantha.text.gloss import gloss
 from gantha.text.refs import covering_uid, parse_text_ref
 
 from conftest import CST, DATA
@@ -143,6 +144,15 @@ def test_chinese_question_finds_the_sutta(research):
         SearchRequest(q="国王问佛陀：出家修行在今生能得到什么看得见的果报？", mode="hybrid", limit=10)
     )
     assert any(h.sutta == "DN 2" for h in res.hits)
+    assert "gloss-lexical" in res.query_info.routes  # reached the English by its dictionary gloss too
+
+
+def test_chinese_words_are_glossed_in_english():
+    words = gloss("世尊手里拿起几片树叶，问比丘们是手中的叶子多还是林中的叶子多").split()
+    assert {"tree", "leaves", "forest", "monk"} <= set(words)
+    assert not {"be", "yes", "plural"} & set(words)  # particles (是, 们 …) are not looked up
+    assert gloss("樹葉") == gloss("树叶")  # traditional and simplified alike
+    assert gloss("the Buddha") == ""
 
 
 def test_default_scope_is_the_canon(research):

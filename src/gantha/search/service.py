@@ -29,6 +29,7 @@ from gantha.search.semantic import SemanticRoute
 from gantha.store.base import Clause, Store, StoreQuery
 from gantha.text.chinese import has_chinese
 from gantha.text.english import content_words
+from gantha.text.gloss import gloss
 from gantha.text.pali import WORD_RE, canon, fold, normalize_query_text
 from gantha.text.refs import EDITIONS, parse_page_ref
 
@@ -319,7 +320,19 @@ class Searcher:
             lexical, info = self.lexical_ranking(req, depth, translations=collapse)
             info.mode, info.routes = req.mode, ["lexical", "vector", *(extra_routes or [])]
             routes = [lexical, vector, *(extra or [])]
+            weights = [1.0, 1.0, *([EXTRA_WEIGHT] * len(extra or []))]
             info.fusion = self.fusion
+            if collapse and has_chinese(req.q) and (english := gloss(req.q)):
+                # a Chinese question reaches the English aligned to the Pali through its dictionary gloss too,
+                # by words and by meaning (each weighted as the question's own routes: fitted on the calibration set)
+                english_req = req.model_copy(update={"q": english})
+                routes += [
+                    self.lexical_ranking(english_req, depth, translations=True)[0],
+                    self.vector_ranking(english_req, depth),
+                ]
+                weights += [1.0, 1.0]
+                info.routes += ["gloss-lexical", "gloss-vector"]
+                info.notes.append(f"gloss (CC-CEDICT): {english}")
         evidence: dict[str, list[str]] = {}  # shown document → the documents that matched for it
         if collapse:
             routes = [_collapsed(r, evidence) for r in routes]
@@ -328,7 +341,6 @@ class Searcher:
         elif self.fusion == "weighted":
             fused = weighted(routes, [0.7, 0.3, *([0.3] * (len(routes) - 2))])
         else:
-            weights = [1.0, 1.0, *([EXTRA_WEIGHT] * (len(routes) - 2))]
             fused = rrf([[d for d, _ in r] for r in routes], weights=weights)
         return self._diversified(fused, depth), evidence, info
 
