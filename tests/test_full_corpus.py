@@ -34,7 +34,7 @@ def test_all_books_indexed_with_counts_from_the_xml(full_ingest, full_store):
     pali = full_store.search(StoreQuery(filters={"channel": ["pali"]}, limit=1, aggregate=())).total
     assert summary.passages == expected["paragraphs"] == pali
     assert summary.page_refs == expected["page_refs"]
-    assert summary.bold_terms == expected["bold"]
+    assert summary.bold_terms >= expected["bold"]  # each span, and the whole word where one stops inside it
     books = full_store.books("cst")
     assert len(books) == 217
     assert {r.info.category for r in books.values()} == {"mula", "atthakatha", "tika", "anya"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -178,6 +178,9 @@ class SearchRequest(BaseModel):
     scheme: str = "auto"  # input scheme of ASCII queries: auto, iast, velthuis, hk
     forms: list[str] = Field(default_factory=list)  # exact forms, any of which matches
     bold_only: bool = False  # keep only passages where a searched word stands in bold
+    inflections: bool = True  # fuzzy mode: each Pali word matches every attested form of its lemma
+    compounds: bool = True  # a lemma search: the compounds the lemma stands in match too
+    order: Literal["score", "reading"] = "score"  # relevance (bold first), or book and reading order
     related_id: str | None = None  # a verse reference such as "Rom 3:24" or "罗马书 3:24"
 
 
@@ -206,6 +209,8 @@ class Hit(BaseModel):
     snippet: str
     score: float
     bold_match: bool = False
+    matched: list[str] | None = None  # the forms of a forms/lemma search found in the passage
+    in_compound: bool | None = None  # one of them is a compound holding the lemma
     similarity: float | None = None  # 0–1, for similar-sentence search
     confidence: float | None = None  # 0–1 from the reranker (semantic and hybrid search)
     sutta: str | None = None  # the named text holding the passage: "MN 10", "SN 56.31", "Kd 12"
@@ -259,7 +264,8 @@ class QueryInfo(BaseModel):
     bold_ranking: bool = True
     bold_only: bool = False
     forms: list[str] = Field(default_factory=list)
-    lemma: dict[str, Any] | None = None  # {"lemma", "forms", "sources"} when a lemma was expanded
+    lemma: dict[str, Any] | None = None  # {"lemma", "forms", "compounds", "sources"} when a lemma was expanded
+    inflections: list[dict[str, Any]] = Field(default_factory=list)  # {"word", "lemma", "forms", "others"}
     notes: list[str] = Field(default_factory=list)
     routes: list[str] = Field(default_factory=list)  # lexical, vector, bridge
     fusion: str | None = None

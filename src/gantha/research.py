@@ -35,12 +35,13 @@ from gantha.search.highlight import snippet
 from gantha.search.rerank import Calibration, EmbeddingReranker, Judge
 from gantha.search.semantic import SemanticRoute
 from gantha.search.service import Searcher, SearchError
+from gantha.search.words import FormInfo, LemmaCandidate, Words
 from gantha.store.base import Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
 from gantha.text import chinese
 from gantha.text.chinese import has_chinese, to_simplified
-from gantha.text.inflect import analyse, expand, grammar_label, grammar_short
+from gantha.text.inflect import analyse, grammar_label, grammar_short
 from gantha.text.pali import SCRIPTS, WORD_RE, canon, fold, from_roman, normalize_query_text
 from gantha.text.refs import citation_pages, cite_page, covering_uid, parse_page_ref, parse_text_ref
 from gantha.text.sentences import SENTENCE_SUFFIX, similarity
@@ -58,28 +59,16 @@ CJK = re.compile(r"[\u3400-\u9fff]")
 # --- results -------------------------------------------------------------------------------------------
 
 
-class LemmaCandidate(BaseModel):
-    lemma: str
-    score: float
-    sources: list[str]
-    grammar: list[str] = Field(default_factory=list)
-
-
-class FormInfo(BaseModel):
-    form: str
-    paragraphs: int
-    bold_paragraphs: int
-    sources: list[str]
-    grammar: list[str] = Field(default_factory=list)
-
-
 class FormsResult(BaseModel):
     query: str
     lemma: str | None
     lemmas: list[LemmaCandidate]
-    forms: list[FormInfo]
-    total_paragraphs: int = 0
-    unattested: list[str] = Field(default_factory=list)  # proposed forms the indexed texts do not contain
+    forms: list[FormInfo]  # inflected forms (a verb's participles, gerundives … among them), attested
+    compounds: list[FormInfo] = Field(default_factory=list)  # attested compounds holding the lemma, with members
+    total_paragraphs: int = 0  # paragraphs holding any inflected form
+    compound_paragraphs: int = 0  # paragraphs holding a form or a compound
+    unattested_count: int = 0  # forms the tables propose that the texts never write
+    unattested: list[str] | None = None  # those forms, on request
     message: str | None = None
 
 
@@ -266,7 +255,9 @@ class Research:
             if semantic
             else None
         )
-        self.searcher = Searcher(store, semantic, fusion, judge)
+        self.words = Words(lexicon, store)
+        inflect = self.words.inflection if lexicon is not None else None
+        self.searcher = Searcher(store, semantic, fusion, judge, inflect=inflect)
         self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
 
     @cached_property
@@ -281,29 +272,8 @@ class Research:
     # forms ---------------------------------------------------------------------------------------
 
     def lemmas(self, word: str) -> list[LemmaCandidate]:
-        """Candidate lemmas of a form, most likely first: attested analyses, then the ending tables."""
-        form = canon(word)
-        found: dict[str, LemmaCandidate] = {}
-        analysed = self.lexicon.bases_of(form)
-        total = sum(count for _, count, _ in analysed) or 1
-        for base, count, _ in analysed:
-            found[base] = LemmaCandidate(
-                lemma=base, score=round(0.5 + 0.5 * count / total, 4), sources=["wikipali-analysis"]
-            )
-        if form not in found and self.lexicon.is_lemma(form):
-            found[form] = LemmaCandidate(lemma=form, score=0.5, sources=["lexicon-headword"])
-        for a in analyse(form, self.lexicon.endings, self.lexicon.sandhi):
-            if a.lemma not in found and not self.lexicon.is_lemma(a.lemma):
-                continue
-            cand = found.setdefault(
-                a.lemma, LemmaCandidate(lemma=a.lemma, score=round(0.4 * a.probability, 4), sources=[])
-            )
-            if a.source not in cand.sources:
-                cand.sources.append(a.source)
-            label = grammar_label(a.grammar)
-            if label and label not in cand.grammar:
-                cand.grammar.append(label)
-        return sorted(found.values(), key=lambda c: -c.score)
+        """Candidate lemmas of a form, most likely first."""
+        return self.words.lemmas(word)
 
     def _resolve(self, word: str) -> str:
         """Canonical form of typed input; diacritic-free input becomes its most frequent written form."""
@@ -320,46 +290,33 @@ class Research:
         query = StoreQuery(must=[Clause(field, forms)], filters={"channel": ["pali"]}, limit=1, aggregate=())
         return self.store.search(query).total
 
-    def forms(self, word: str) -> FormsResult:
-        """The candidate lemmas of ``word`` and every form of the best one attested in the index."""
+    def forms(self, word: str, compounds: bool = True, unattested: bool = False) -> FormsResult:
+        """The candidate lemmas of ``word`` and every attested form of the best one, the compounds it
+        stands in apart (``compounds``), the forms the tables propose in vain on request (``unattested``)."""
         query = word
         word = self._resolve(word)
         candidates = self.lemmas(word)
         lemma = candidates[0].lemma if candidates else word
-        proposals: dict[str, FormInfo] = {}
-        for form, _ in self.lexicon.forms_of(lemma):
-            proposals[form] = FormInfo(form=form, paragraphs=0, bold_paragraphs=0, sources=["wikipali-analysis"])
-        for a in expand(lemma, self.lexicon.endings, self.lexicon.sandhi):
-            info = proposals.setdefault(a.form, FormInfo(form=a.form, paragraphs=0, bold_paragraphs=0, sources=[]))
-            if a.source not in info.sources:
-                info.sources.append(a.source)
-            label = grammar_label(a.grammar) + (f" +{a.enclitic}" if a.enclitic else "")
-            if label and label not in info.grammar:
-                info.grammar.append(label)
-        attested, unattested = [], []
-        for info in proposals.values():
-            info.paragraphs = self._count("exact", [info.form])
-            info.bold_paragraphs = self._count("bold_exact", [info.form]) if info.paragraphs else 0
-            (attested if info.paragraphs else unattested).append(info)
-        attested.sort(key=lambda f: (-f.paragraphs, f.form))
-        total = self._count("exact", [f.form for f in attested]) if attested else 0
-
-        message = (
-            None
-            if attested
-            else (
+        family = self.words.family(lemma, compounds)
+        total = self._count("exact", family.words(False)) if family.forms else 0
+        with_compounds = self._count("exact", family.words()) if family.compounds else total
+        message = None
+        if not family.forms:
+            message = (
                 f"no form of {lemma!r} occurs in the indexed texts"
-                if candidates or proposals
+                if candidates or family.unattested
                 else f"{word!r} is not known to the lexicon; load it with `gantha ingest wordstats|grammar|dict`"
             )
-        )
         return FormsResult(
             query=query,
-            lemma=lemma if (candidates or attested) else None,
+            lemma=lemma if (candidates or family.forms) else None,
             lemmas=candidates,
-            forms=attested,
+            forms=[f.model_copy() for f in family.forms],
+            compounds=[f.model_copy() for f in family.compounds],
             total_paragraphs=total,
-            unattested=sorted(i.form for i in unattested),
+            compound_paragraphs=with_compounds,
+            unattested_count=len(family.unattested),
+            unattested=family.unattested if unattested else None,
             message=message,
         )
 
@@ -373,7 +330,7 @@ class Research:
         candidates = self.lemmas(word)
         morphology: list[Morphology] = []
         lemma_names = [c.lemma for c in candidates if c.lemma != word]
-        if lemma_names:
+        if lemma_names and candidates[0].lemma != word:  # an inflected form (a headword is its own lemma)
             top = lemma_names[0]
             genders = {e.grammar for e in self.lexicon.entries(top) if e.grammar}
             for a in analyse(word, self.lexicon.endings, self.lexicon.sandhi):
@@ -391,6 +348,12 @@ class Research:
                         source=a.source,
                     )
                 )
+            if not morphology:  # a participle: analysed through its stem (parivasanto → parivasanta → parivasati)
+                best = candidates[0]
+                morphology = [
+                    Morphology(lemma=top, pos="", grammar=g, probability=best.score, source=best.sources[0])
+                    for g in best.grammar
+                ]
             for name in lemma_names[:3]:
                 entries += self.lexicon.entries(name)
         message = None if entries or morphology else f"{word!r} is in none of the loaded dictionaries"
@@ -449,7 +412,7 @@ class Research:
         out: list[dict[str, Any]] = []
         for term, lemma, source in found:
             spellings = dict.fromkeys([lemma, lemma.replace("ṇ", "n")])
-            expansion = max((self.forms(s) for s in spellings), key=lambda f: f.total_paragraphs)
+            expansion = max((self.forms(s, compounds=False) for s in spellings), key=lambda f: f.total_paragraphs)
             lemma = expansion.lemma or lemma
             if inside and expansion.total_paragraphs > COMMON_BRIDGE * self._pali_paragraphs:
                 continue  # a word of every other paragraph (佛陀, 比丘) says nothing about the question
@@ -518,17 +481,28 @@ class Research:
             return self._bridged(req, bridges)
         expansion = None
         if lemma:
-            expansion = self.forms(lemma)
+            expansion = self.forms(lemma, compounds=req.compounds)
             if not expansion.forms:
                 raise SearchError("unattested_lemma", expansion.message or f"no attested forms of {lemma!r}")
-            req = req.model_copy(update={"forms": [*req.forms, *(f.form for f in expansion.forms)]})
-        res = self._sentence_search(req) if req.granularity == "sentence" else self.searcher.search(req)
+            found = [f.form for f in expansion.forms + expansion.compounds]
+            req = req.model_copy(update={"forms": [*req.forms, *found]})
+        if req.granularity == "sentence":
+            res = self._sentence_search(req)
+        else:  # a lemma's own forms in bold (its definitions) first, not every compound's
+            own = [f.form for f in expansion.forms] if expansion else None
+            family = {f.form for f in expansion.forms + expansion.compounds} if expansion else None
+            res = self.searcher.search(req, own, family)
         if expansion:
             res.query_info.lemma = {
                 "lemma": expansion.lemma,
                 "forms": [f.form for f in expansion.forms],
+                "compounds": [f.form for f in expansion.compounds],
                 "sources": sorted({s for f in expansion.forms for s in f.sources}),
             }
+            res.query_info.forms = []  # listed once, under lemma
+            self._mark_matches(res, {f.form for f in expansion.forms}, {f.form for f in expansion.compounds})
+        elif req.forms:
+            self._mark_matches(res, set(res.query_info.forms), set())
         if res.total == 0 and req.mode in ("fuzzy", "exact") and not (lemma or req.forms or req.page_ref):
             self._did_you_mean(res)
         if res.total == 0 and req.languages and not req.corpora and not req.books:
@@ -551,6 +525,15 @@ class Research:
                     res.suggestions = [f.form for f in attested.forms[:20]]
                     break
         return res
+
+    def _mark_matches(self, res: SearchResponse, forms: set[str], compounds: set[str]) -> None:
+        """Each hit's matching forms, and whether one of them is a compound holding the lemma."""
+        passages = self.store.get_ids([f"{h.coordinate}@{h.channel}" for h in res.hits])
+        for h in res.hits:
+            if p := passages.get(f"{h.coordinate}@{h.channel}"):
+                words = [canon(w) for w in WORD_RE.findall(p.text)]
+                h.matched = list(dict.fromkeys(w for w in words if w in forms or w in compounds))
+                h.in_compound = any(w in compounds for w in h.matched)
 
     def _did_you_mean(self, res: SearchResponse) -> None:
         """For a query without hits: the attested words nearest to the first word the texts never write."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -54,8 +55,8 @@ class CstBook:
     problems: list[str] = field(default_factory=list)  # e.g. a chapter file listed but missing
 
     def signature(self) -> str:
-        """Changes when any of the book's files changes (size and modification time)."""
-        parts = []
+        """Changes when any of the book's files changes (size and modification time) or the reader does."""
+        parts = [f"reader {READER_VERSION}"]
         for f in self.files:
             st = f.stat()
             parts.append(f"{f.name}:{st.st_size}:{st.st_mtime_ns}")
@@ -189,15 +190,22 @@ def discover(path: Path) -> tuple[list[CstBook], list[str]]:
 # --- paragraphs ------------------------------------------------------------------------------------
 
 
+READER_VERSION = 2  # raise when what the reader makes of a file changes: books are read again
+
+
+def _in_word(ch: str) -> bool:
+    return ch.isalnum() or bool(unicodedata.combining(ch))
+
+
 class _Inline:
     """Accumulates one paragraph's plain text, Markdown, bold spans, notes and page breaks."""
 
-    __slots__ = ("bold", "display", "notes", "pbs", "plain", "started")
+    __slots__ = ("bold_spans", "display", "notes", "pbs", "plain", "started")
 
     def __init__(self) -> None:
         self.plain: list[str] = []
         self.display: list[str] = []
-        self.bold: list[str] = []
+        self.bold_spans: list[tuple[int, int]] = []  # character ranges of "".join(plain) set in bold
         self.notes: list[str] = []
         self.pbs: list[tuple[str, bool]] = []  # (page key, text seen before it)
         self.started = False
@@ -208,6 +216,23 @@ class _Inline:
             self.display.append(text)
             if not self.started and not text.isspace():
                 self.started = True
+
+    @property
+    def bold(self) -> list[str]:
+        """The bold spans as marked, and as whole words where a span stops inside a word (``**pārivāsikā**ti``:
+        ``pārivāsikā`` and ``pārivāsikāti``), so the bold word is found by its form and by the written word."""
+        plain = "".join(self.plain)
+        out = []
+        for start, end in self.bold_spans:
+            out.append(" ".join(plain[start:end].split()))
+            whole_start, whole_end = start, end
+            while whole_start > 0 and _in_word(plain[whole_start - 1]):
+                whole_start -= 1
+            while whole_end < len(plain) and _in_word(plain[whole_end]):
+                whole_end += 1
+            if (whole_start, whole_end) != (start, end):
+                out.append(" ".join(plain[whole_start:whole_end].split()))
+        return out
 
     def _page_break(self, pb: etree._Element) -> None:
         ed, n = pb.get("ed"), pb.get("n")
@@ -230,7 +255,8 @@ class _Inline:
                     inner = "".join(self.display[start_disp:])
                     del self.display[start_disp:]
                     if span.strip():
-                        self.bold.append(" ".join(span.split()))
+                        start = sum(len(t) for t in self.plain[:start_plain])
+                        self.bold_spans.append((start, start + len(span)))
                         lead = inner[: len(inner) - len(inner.lstrip())]
                         trail = inner[len(inner.rstrip()) :]
                         self.display.append(f"{lead}**{inner.strip()}**{trail}")

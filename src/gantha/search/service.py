@@ -8,6 +8,8 @@ paragraphs on that page of that edition, the one the page begins in first.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import replace
 
 from gantha.model import (
     Aside,
@@ -26,7 +28,8 @@ from gantha.search.highlight import snippet
 from gantha.search.query import ParsedQuery, parse_query
 from gantha.search.rerank import Judge, coverage
 from gantha.search.semantic import SemanticRoute
-from gantha.store.base import Clause, Store, StoreQuery
+from gantha.search.words import Inflection
+from gantha.store.base import Clause, Store, StoreQuery, StoreResult
 from gantha.text.chinese import has_chinese
 from gantha.text.english import content_words
 from gantha.text.gloss import gloss
@@ -38,6 +41,8 @@ REFUSAL_DEPTH = 10  # candidates judged before refusing, whatever page was asked
 # weight in RRF of a route beyond lexical and vector (the dictionary bridge): fitted on eval/calibration.jsonl
 EXTRA_WEIGHT = 0.5
 MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
+LEMMA_RANKED = 5000  # matches of a lemma search ranked by the lemma's frequency (more: BM25 over the forms)
+BM25_K1, BM25_B = 1.2, 0.75
 PER_TEXT = 2  # paragraphs of one sutta among the best meaning-search hits before the next sutta's
 DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
 ORIGINALS = {"cst": "pali"}  # corpus → its original channel: aligned translations there stand for it
@@ -62,12 +67,18 @@ class Searcher:
     """Answers search requests against one store."""
 
     def __init__(
-        self, store: Store, semantic: SemanticRoute | None = None, fusion: str = "rrf", judge: Judge | None = None
+        self,
+        store: Store,
+        semantic: SemanticRoute | None = None,
+        fusion: str = "rrf",
+        judge: Judge | None = None,
+        inflect: Callable[[str], Inflection | None] | None = None,
     ):
         self.store = store
         self.semantic = semantic
         self.fusion = fusion
         self.judge = judge
+        self.inflect = inflect  # a word → every attested form of its lemma (the ordinary search's expansion)
 
     # --- request → store query ---------------------------------------------------------------
 
@@ -109,8 +120,11 @@ class Searcher:
             filters["granularity"] = ["paragraph"]
         return filters
 
-    def plan(self, req: SearchRequest) -> tuple[StoreQuery, QueryInfo, ParsedQuery]:
-        """The store query for a request, with the explanation shown to the caller."""
+    def plan(
+        self, req: SearchRequest, bold_forms: list[str] | None = None
+    ) -> tuple[StoreQuery, QueryInfo, ParsedQuery]:
+        """The store query for a request, with the explanation shown to the caller. ``bold_forms``: the
+        forms whose bold occurrences rank first (default: all of ``req.forms``)."""
         normalized, steps = normalize_query_text(req.q, req.scheme)
         parsed = parse_query(normalized)
         info = QueryInfo(original=req.q, mode=req.mode, normalized=normalized, steps=steps, bold_only=req.bold_only)
@@ -126,10 +140,18 @@ class Searcher:
         info.excluded = analysed.excluded + [p + "*" for p in analysed.excluded_prefixes]
         info.forms = forms
 
-        sq = StoreQuery(limit=req.limit, offset=req.offset, filters=self._filters(req))
+        sq = StoreQuery(limit=req.limit, offset=req.offset, filters=self._filters(req), order=req.order)
         if "language" not in sq.filters and "channel" not in sq.filters:
             sq.filters["primary"] = ["yes"]  # originals, not aligned translations, unless a language is asked
-        sq.must += [Clause(field, [t]) for t in analysed.terms]
+        words = {t: [t] for t in analysed.terms}
+        if folded and req.inflections and self.inflect:  # inflection-blind: every attested form of the lemma
+            for t in analysed.terms:
+                if (inf := self.inflect(t)) and len(inf.forms) > 1:
+                    words[t] = list(dict.fromkeys([t, *inf.forms]))
+                    info.inflections.append(
+                        {"word": t, "lemma": inf.lemma, "forms": list(inf.forms), "others": list(inf.others)}
+                    )
+        sq.must += [Clause(field, words[t]) for t in analysed.terms]
         sq.must += [Clause(field, p, "phrase") for p in analysed.phrases]
         sq.must += [Clause(field, [p], "prefix") for p in analysed.prefixes]
         wildcards = [(s, "suffix") for s in analysed.suffixes] + [(s, "infix") for s in analysed.infixes]
@@ -145,12 +167,12 @@ class Searcher:
         sq.must_not += [Clause(field, [t]) for t in analysed.excluded]
         sq.must_not += [Clause(field, [p], "prefix") for p in analysed.excluded_prefixes]
         bold_field = f"bold_{field}"
-        sq.rank_first += [Clause(bold_field, [t]) for t in analysed.terms]
+        sq.rank_first += [Clause(bold_field, words[t]) for t in analysed.terms]
         sq.rank_first += [Clause(bold_field, p, "phrase") for p in analysed.phrases]
         sq.rank_first += [Clause(bold_field, [p], "prefix") for p in analysed.prefixes]
         if forms:
             sq.must.append(Clause("exact", forms))
-            sq.rank_first.append(Clause("bold_exact", forms))
+            sq.rank_first.append(Clause("bold_exact", bold_forms or forms))
         if req.bold_only:  # at least one searched word must stand in bold
             sq.should = list(sq.rank_first)
 
@@ -175,13 +197,19 @@ class Searcher:
 
     # --- run ---------------------------------------------------------------------------------
 
-    def search(self, req: SearchRequest) -> SearchResponse:
+    def search(
+        self, req: SearchRequest, bold_forms: list[str] | None = None, lemma_forms: set[str] | None = None
+    ) -> SearchResponse:
+        """``lemma_forms``: every form (and compound) of one lemma searched for: ranked as one word."""
         if req.mode in (SearchMode.SEMANTIC, SearchMode.HYBRID):
             return self.search_fused(req)
         started = time.perf_counter()
-        sq, info, analysed = self.plan(req)
+        sq, info, analysed = self.plan(req, bold_forms)
         info.routes = ["lexical"]
-        result = self.store.search(sq)
+        if lemma_forms and sq.order == "score" and not req.page_ref:
+            result = self._by_lemma(sq, lemma_forms, info)
+        else:
+            result = self.store.search(sq)
         analyse = fold if info.field == "fold" else canon
         terms = set(analysed.terms) | set(info.forms)
         hits = []
@@ -192,6 +220,25 @@ class Searcher:
             )
             hits.append(self.hit(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref))
         return SearchResponse.timed(started, result.total, hits, info, aggregations=self.buckets(result.aggregations))
+
+    def _by_lemma(self, sq: StoreQuery, forms: set[str], info: QueryInfo) -> StoreResult:
+        """Every match ranked by the lemma's frequency in it (BM25 with all its forms counted as one word,
+        so a paragraph that repeats parivāsaṃ twenty times outranks one naming five rare compounds once),
+        bold occurrences first; beyond ``LEMMA_RANKED`` matches, tantivy's BM25 over the forms."""
+        counted = self.store.search(replace(sq, limit=1, offset=0))
+        if counted.total > LEMMA_RANKED:
+            info.notes.append(f"{counted.total} matches: ranked by BM25 over the forms, not by the lemma's frequency")
+            return self.store.search(sq)
+        every = self.store.search(replace(sq, limit=max(counted.total, 1), offset=0, aggregate=()))
+        words = {id(h): WORD_RE.findall(h.passage.text.lower()) for h in every.hits}  # stored text is canonical
+        average = sum(len(w) for w in words.values()) / max(len(words), 1) or 1
+        for h in every.hits:
+            tf = sum(w in forms for w in words[id(h)])
+            norm = 1 - BM25_B + BM25_B * len(words[id(h)]) / average
+            h.score = tf * (BM25_K1 + 1) / (tf + BM25_K1 * norm)
+        ranked = sorted(every.hits, key=lambda h: (not h.ranked_first, -h.score))
+        info.notes.append("ranked by the lemma's frequency in each paragraph (BM25, forms counted as one word)")
+        return StoreResult(counted.total, ranked[sq.offset : sq.offset + sq.limit], counted.aggregations)
 
     def buckets(self, aggregations: dict[str, list[tuple[str, int]]]) -> dict[str, list[Bucket]]:
         titles = {rec.info.book: rec.info.title for rec in self.store.books(channel=None).values()}

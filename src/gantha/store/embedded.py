@@ -34,6 +34,7 @@ from gantha.text.pali import fold
 SCHEMA_VERSION = 3
 TOKEN_PATTERN = r"[\p{L}\p{M}\p{N}]+"  # same as gantha.text.pali.WORD_RE
 RANK_FIRST_SCORE = 1000.0
+VOCAB_COLUMNS = "fold TEXT, form TEXT, rev TEXT, paragraphs INTEGER, bold INTEGER"
 SCORED_FIELDS = ("fold", "exact", "bold_fold", "bold_exact")  # text fields: a set of words is ranked, not flat
 ZH_TERMS = "zh_terms.txt"
 TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
@@ -96,6 +97,8 @@ class EmbeddedStore:
         self._texts_cache: dict[str, TextRecord] | None = None
         self._texts_by_book: dict[tuple[str, str], list[TextRecord]] = {}
         self._texts_starts: dict[tuple[str, str], list[int]] = {}
+        if self._vocabulary_columns() and not self._has_vocabulary():  # tabulated by an older version
+            self.rebuild_vocabulary()
 
     # --- bookkeeping ---------------------------------------------------------------------------
 
@@ -259,8 +262,12 @@ class EmbeddedStore:
             self._changed = False
 
     def _has_vocabulary(self) -> bool:
+        """A vocabulary of the current layout is tabulated (an older one is tabulated again)."""
+        return self._vocabulary_columns() == [c.split()[0] for c in VOCAB_COLUMNS.split(", ")]
+
+    def _vocabulary_columns(self) -> list[str]:
         with self._db_lock:
-            return bool(self._db.execute("SELECT 1 FROM sqlite_master WHERE name='vocab'").fetchone())
+            return [r[1] for r in self._db.execute("PRAGMA table_info(vocab)")]
 
     def close(self) -> None:
         if self._writer is not None:
@@ -507,31 +514,62 @@ class EmbeddedStore:
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     def rebuild_vocabulary(self) -> int:
-        """Tabulate every Pali word form (folded, as written, paragraphs, bold paragraphs)."""
+        """Tabulate every Pali word form (folded, as written, reversed, paragraphs, bold paragraphs), atomically."""
         searcher = self._index.searcher()
         pali = tantivy.Query.term_query(self.schema, "channel", "pali")  # the Pali words, not the translations'
         bold = dict(searcher.terms_with_prefix("bold_exact", "", filter_query=pali))
         terms = searcher.terms_with_prefix("exact", "", filter_query=pali)
-        rows = [(fold(form), form, n, bold.get(form, 0)) for form, n in terms if n > 0]
+        rows = [(fold(form), form, form[::-1], n, min(n, bold.get(form, 0))) for form, n in terms if n > 0]
         top: dict[str, list[tuple]] = {}
-        for folded, form, n, _ in rows:  # already most frequent first
+        for folded, form, _, n, _ in rows:  # already most frequent first
             for k in range(1, min(TOP_PREFIX_LEN, len(folded)) + 1):
                 bucket = top.setdefault(folded[:k], [])
                 if len(bucket) < TOP_PER_PREFIX:
                     bucket.append((folded[:k], len(bucket), folded, form, n))
-        with self._db_lock, self._db:
-            self._db.execute("DROP TABLE IF EXISTS vocab")
-            self._db.execute("DROP TABLE IF EXISTS vocab_top")
-            self._db.execute("CREATE TABLE vocab (fold TEXT, form TEXT, paragraphs INTEGER, bold INTEGER)")
-            self._db.execute(
-                "CREATE TABLE vocab_top (prefix TEXT, rank INTEGER, fold TEXT, form TEXT, paragraphs INTEGER)"
-            )
-            self._db.executemany("INSERT INTO vocab VALUES (?,?,?,?)", rows)
-            self._db.executemany("INSERT INTO vocab_top VALUES (?,?,?,?,?)", (r for b in top.values() for r in b))
-            self._db.execute("CREATE INDEX vocab_fold ON vocab (fold)")
-            self._db.execute("CREATE INDEX vocab_form ON vocab (form)")
-            self._db.execute("CREATE INDEX vocab_top_prefix ON vocab_top (prefix, rank)")
+        with self._db_lock:
+            self._db.execute("BEGIN")  # one transaction: a crash leaves the old vocabulary, never none
+            try:
+                for table in ("vocab", "vocab_top"):
+                    self._db.execute(f"DROP TABLE IF EXISTS {table}")
+                self._db.execute(f"CREATE TABLE vocab ({VOCAB_COLUMNS})")
+                self._db.execute(
+                    "CREATE TABLE vocab_top (prefix TEXT, rank INTEGER, fold TEXT, form TEXT, paragraphs INTEGER)"
+                )
+                self._db.executemany("INSERT INTO vocab VALUES (?,?,?,?,?)", rows)
+                self._db.executemany("INSERT INTO vocab_top VALUES (?,?,?,?,?)", (r for b in top.values() for r in b))
+                for column in ("fold", "form", "rev"):
+                    self._db.execute(f"CREATE INDEX vocab_{column} ON vocab ({column})")
+                self._db.execute("CREATE INDEX vocab_top_prefix ON vocab_top (prefix, rank)")
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
         return len(rows)
+
+    def word_counts(self, forms: list[str]) -> dict[str, tuple[int, int]]:
+        """Paragraphs and bold paragraphs of the Pali holding each written form (attested ones only)."""
+        out: dict[str, tuple[int, int]] = {}
+        with self._db_lock:
+            for i in range(0, len(forms), 500):
+                chunk = forms[i : i + 500]
+                marks = ",".join("?" * len(chunk))
+                for form, n, bold in self._db.execute(
+                    f"SELECT form, paragraphs, bold FROM vocab WHERE form IN ({marks})", chunk
+                ):
+                    out[form] = (n, bold)
+        return out
+
+    def words_around(self, part: str, *, ending: bool, limit: int = 2000) -> list[tuple[str, int, int]]:
+        """Attested written forms that end (``ending``) or begin with ``part`` and are longer:
+        (form, paragraphs, bold paragraphs), most frequent first."""
+        column, key = ("rev", part[::-1]) if ending else ("form", part)
+        with self._db_lock:
+            rows = self._db.execute(
+                f"SELECT form, paragraphs, bold FROM vocab WHERE {column} > ? AND {column} < ? "
+                "ORDER BY paragraphs DESC LIMIT ?",
+                (key, key + "\U0010ffff", limit),
+            ).fetchall()
+        return [tuple(r) for r in rows]  # type: ignore[misc]
 
     def nearest_words(self, folded: str, limit: int = 5, max_edits: int = 2) -> list[tuple[str, int]]:
         """Attested written forms within ``max_edits`` edits of a folded word that begins alike, closest

@@ -123,6 +123,15 @@ class Lexicon:
             "SELECT word, SUM(count) FROM analysis WHERE base=? GROUP BY word ORDER BY SUM(count) DESC", (base,)
         )
 
+    def headwords(self) -> frozenset[str]:
+        """Every dictionary headword and analysed base (one set in memory: compounds test many)."""
+        rows = self._query("SELECT DISTINCT base FROM analysis UNION SELECT DISTINCT word FROM dict")
+        return frozenset(r[0] for r in rows)
+
+    def derived_words(self, parent: str) -> list[tuple[str, str]]:
+        """Words the dictionaries derive from ``parent`` (participles, causatives …): (word, grammar)."""
+        return self._query("SELECT DISTINCT word, grammar FROM dict WHERE parent=?", (parent,))
+
     def is_lemma(self, word: str) -> bool:
         return bool(
             self._query("SELECT 1 FROM analysis WHERE base=? LIMIT 1", (word,))

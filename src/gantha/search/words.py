@@ -1,0 +1,301 @@
+"""Word families: the lemma of a typed word, every attested form of a lemma (a verb's participles,
+gerundives, absolutives and infinitives under it) and the compounds it stands in, counted from the
+index's vocabulary.
+
+A compound is an attested word that ends with a form of the lemma after another dictionary stem
+(``ekāha|parivāsaṃ``, ``pañc-āha|parivāsaṃ``) or begins with the lemma's stem before another attested
+word (``parivāsa|dānaṃ``). Verbal prefixes are derivation, not composition (``pari|vāsaṃ`` is not a
+compound of ``vāsa``), and a form of the lemma itself or an enclitic join is never a compound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+
+from pydantic import BaseModel, Field
+
+from gantha.store.base import Store
+from gantha.store.lexicon import Lexicon
+from gantha.text.inflect import analyse, expand, grammar_label
+from gantha.text.pali import canon, fold
+
+_PREFIXES = "a an ā pa pā pari sam saṃ sa vi ni nī anu abhi adhi upa u ud ut ava o apa pati paṭi ati du dur su nir"
+VERBAL_PREFIXES = frozenset(_PREFIXES.split())  # upasagga and negation: derivation, not composition
+_ENCLITICS = "ca pi va eva iti ti hi nu kho pana tu ceva yeva api pīti nti mpi ñca"
+ENCLITICS = frozenset(_ENCLITICS.split())
+MIN_MEMBER = 3  # letters of the shortest compound member recognised
+DERIVED = (".prp.", ".pp.", ".fpp.")  # a verb's participles and gerundives: forms of the verb here
+VERBAL, NOMINAL = (".v.", ".v:ind."), (".n.", ".ti.")  # ending tables of finite verbs, of declined stems
+AROUND = 2000  # words looked at around each form when finding compounds
+
+
+class LemmaCandidate(BaseModel):
+    lemma: str
+    score: float
+    sources: list[str]
+    grammar: list[str] = Field(default_factory=list)
+
+
+class FormInfo(BaseModel):
+    form: str
+    paragraphs: int
+    bold_paragraphs: int
+    sources: list[str]
+    grammar: list[str] = Field(default_factory=list)
+    members: list[str] = Field(default_factory=list)  # a compound's parts, the lemma's among them
+
+
+@dataclass
+class Family:
+    """A lemma's attested forms, the compounds it stands in, and the forms the tables propose in vain."""
+
+    lemma: str
+    forms: list[FormInfo]
+    compounds: list[FormInfo]
+    unattested: list[str] = field(default_factory=list)
+
+    def words(self, compounds: bool = True) -> list[str]:
+        return [f.form for f in self.forms + (self.compounds if compounds else [])]
+
+
+@dataclass(frozen=True)
+class Inflection:
+    """A typed word read as every attested form of its most frequent lemma (``others``: the other lemmas)."""
+
+    word: str
+    lemma: str
+    forms: tuple[str, ...]
+    others: tuple[str, ...] = ()
+
+
+class Words:
+    """Lemmas, paradigms and compounds over one store's vocabulary and one lexicon."""
+
+    def __init__(self, lexicon: Lexicon, store: Store):
+        self.lexicon = lexicon
+        self.store = store
+        self.family = lru_cache(maxsize=1024)(self._family)
+        self.inflection = lru_cache(maxsize=4096)(self._inflection)
+
+    @cached_property
+    def headwords(self) -> frozenset[str]:
+        """Every lemma the lexicon knows (dictionary headwords and analysed bases)."""
+        return self.lexicon.headwords()
+
+    def is_lemma(self, word: str) -> bool:
+        return word in self.headwords
+
+    # --- lemmas ---------------------------------------------------------------------------------
+
+    def lemmas(self, word: str) -> list[LemmaCandidate]:
+        """Candidate lemmas of a form, most likely first: the word itself when it is a headword, attested
+        analyses, then the ending tables (a participle's verb among them)."""
+        form = canon(word)
+        found: dict[str, LemmaCandidate] = {}
+        if self.lexicon.entries(form):  # a headword is first its own lemma (parivāsa the noun, not an aorist)
+            found[form] = LemmaCandidate(lemma=form, score=1.0, sources=["lexicon-headword"])
+        analysed = self.lexicon.bases_of(form)
+        total = sum(count for _, count, _ in analysed) or 1
+        for base, count, _ in analysed:
+            found.setdefault(
+                base, LemmaCandidate(lemma=base, score=round(0.5 + 0.49 * count / total, 4), sources=[])
+            ).sources.append("wikipali-analysis")
+        if form not in found and self.is_lemma(form):
+            found[form] = LemmaCandidate(lemma=form, score=0.5, sources=["lexicon-headword"])
+        for a in analyse(form, self.lexicon.endings, self.lexicon.sandhi):
+            lemma, label = a.lemma, grammar_label(a.grammar)
+            if not self.is_lemma(lemma):  # a participle's stem: its verb is the lemma (parivasanto → parivasati)
+                verb = self._verb_of(lemma)
+                if verb is None:
+                    continue
+                lemma, label = verb[0], f"{verb[1]} {label}".strip()
+            cand = found.setdefault(lemma, LemmaCandidate(lemma=lemma, score=round(0.4 * a.probability, 4), sources=[]))
+            if a.source not in cand.sources:
+                cand.sources.append(a.source)
+            if label and label not in cand.grammar:
+                cand.grammar.append(label)
+        return sorted(found.values(), key=lambda c: -c.score)
+
+    def _verb_of(self, stem: str) -> tuple[str, str] | None:
+        """The verb a participle or gerundive stem derives from, with the derivation's label."""
+        for a in analyse(stem, self._derivations):
+            if self.is_lemma(a.lemma):
+                return a.lemma, grammar_label(a.grammar)
+        return None
+
+    @cached_property
+    def _derivations(self) -> list:
+        return [r for r in self.lexicon.endings if r.grammar in DERIVED]
+
+    # --- paradigms ------------------------------------------------------------------------------
+
+    def derived(self, lemma: str) -> list[tuple[str, str]]:
+        """A verb's participle and gerundive stems: (stem, label), by the tables and the dictionaries."""
+        stems = {a.form: grammar_label(a.grammar) for a in expand(lemma, self._derivations)}
+        for word, grammar in self.lexicon.derived_words(lemma):
+            if grammar in DERIVED:
+                stems.setdefault(word, grammar_label(grammar))
+        return [(s, label) for s, label in stems.items() if s != lemma]
+
+    def is_verb(self, lemma: str) -> bool:
+        if not lemma.endswith("ti"):
+            return False
+        kinds = {e.pos for e in self.lexicon.entries(lemma) if e.pos}
+        return any(k.startswith(".v") for k in kinds) if kinds else lemma.endswith(("ati", "eti", "oti"))
+
+    @cached_property
+    def _endings(self) -> dict[str, list]:
+        """Ending rules by the lemma ending they apply to."""
+        grouped: dict[str, list] = {}
+        for rule in self.lexicon.endings:
+            grouped.setdefault(rule.base_ending, []).append(rule)
+        return grouped
+
+    def _rules(self, stem: str, kinds: tuple[str, ...]) -> list:
+        return [r for k in range(1, len(stem) + 1) for r in self._endings.get(stem[-k:], ()) if r.pos in kinds]
+
+    def _proposals(self, lemma: str) -> dict[str, FormInfo]:
+        """Forms of the lemma by WikiPali's analyses and by the ending tables; a verb's by its finite
+        endings and, for its participles and gerundives, by theirs (labelled ``prp.``, ``pp.``, ``fpp.``)."""
+        proposals: dict[str, FormInfo] = {}
+
+        def propose(form: str, source: str, label: str = "") -> None:
+            info = proposals.setdefault(form, FormInfo(form=form, paragraphs=0, bold_paragraphs=0, sources=[]))
+            if source not in info.sources:
+                info.sources.append(source)
+            if label and label not in info.grammar:
+                info.grammar.append(label)
+
+        verb = self.is_verb(lemma)
+        stems = [(lemma, "", VERBAL if verb else NOMINAL)]
+        if verb:
+            stems += [(stem, label, NOMINAL) for stem, label in self.derived(lemma)]
+        for stem, prefix, kinds in stems:
+            for form, _ in self.lexicon.forms_of(stem):
+                propose(form, "wikipali-analysis", prefix)
+            for a in expand(stem, self._rules(stem, kinds), self.lexicon.sandhi):
+                label = " ".join(x for x in (prefix, grammar_label(a.grammar)) if x)
+                propose(a.form, a.source, label + (f" +{a.enclitic}" if a.enclitic else ""))
+        return proposals
+
+    def _family(self, lemma: str, compounds: bool = True) -> Family:
+        proposals = self._proposals(lemma)
+        counts = self.store.word_counts(list(proposals))
+        forms, unattested = [], []
+        for form, info in proposals.items():
+            if form in counts:
+                info.paragraphs, info.bold_paragraphs = counts[form]
+                forms.append(info)
+            else:
+                unattested.append(form)
+        forms.sort(key=lambda f: (-f.paragraphs, f.form))
+        found = self._compounds(lemma, forms) if compounds else []
+        return Family(lemma, forms, found, sorted(unattested))
+
+    # --- compounds ------------------------------------------------------------------------------
+
+    def _compounds(self, lemma: str, forms: list[FormInfo]) -> list[FormInfo]:
+        own = {f.form for f in forms}
+        found: dict[str, FormInfo] = {}
+        for f in forms:  # the lemma as the last member: another stem before one of its forms
+            if len(f.form) <= MIN_MEMBER:
+                continue
+            for word, n, bold in self.store.words_around(f.form, ending=True, limit=AROUND):
+                head = word[: len(word) - len(f.form)]
+                if word in own or self._derives(head, lemma):
+                    continue
+                if members := self.stems(head):
+                    found.setdefault(word, FormInfo(form=word, paragraphs=n, bold_paragraphs=bold, sources=[]))
+                    found[word].members = [*members, f.form]
+        if not lemma.endswith("ti"):  # a nominal stem as the first member: another word after it
+            for word, n, bold in self.store.words_around(lemma, ending=False, limit=AROUND):
+                tail = word[len(lemma) :]
+                if word not in own and word not in found and self._is_word(tail, n):
+                    found[word] = FormInfo(form=word, paragraphs=n, bold_paragraphs=bold, sources=[])
+                    found[word].members = [lemma, tail]
+        for info in found.values():
+            info.sources = ["compound"]
+        return sorted(found.values(), key=lambda f: (-f.paragraphs, f.form))
+
+    def _derives(self, head: str, lemma: str) -> bool:
+        """``head`` + ``lemma`` is not a compound of ``lemma`` but a derivation or a longer word: a participle
+        (labha|māna, visodhiya|māna, a|labha|māna), or a headword ending in it after a stem (dhamma|samā|dāna
+        holds samādāna; ghar|ā|vāsa holds āvāsa; pari|vāsa is a prefix)."""
+        if (
+            lemma in self._participle_suffixes
+            and (  # a verb's present stem before it (any last part of the head)
+                head.endswith("ya") or any(self.is_lemma(head[-k:] + "ti") for k in range(MIN_MEMBER, len(head) + 1))
+            )
+        ):
+            return True
+        if _prefixed(head) or _prefixed(head.removesuffix("ā")):  # sam|ā|dāna, pari|y|ā|dāna, up|ā|dāna
+            return True
+        for k in range(2, min(6, len(head))):  # a fragment, not a stem, that makes another word with the lemma
+            rest, part = head[: len(head) - k], head[len(head) - k :]
+            fragment = part != "sa" and (not self._is_stem(part) or _prefixed(part.removesuffix("ā")))
+            if fragment and self.is_lemma(part + lemma) and (rest in VERBAL_PREFIXES or self.stems(rest)):
+                return True
+        return False
+
+    @cached_property
+    def _participle_suffixes(self) -> frozenset[str]:
+        return frozenset(r.form_ending for r in self._derivations)
+
+    def stems(self, text: str) -> list[str]:
+        """``text`` read as one or two dictionary stems (vowel sandhi at the join undone), or []."""
+        if self._is_stem(text):
+            return [text]
+        for i in range(MIN_MEMBER, len(text) - MIN_MEMBER + 1):
+            left, right = text[:i], text[i:]
+            for lhs, rhs in _joins(left, right):
+                if self._is_stem(lhs) and self._is_stem(rhs):
+                    return [lhs, rhs]
+        return []
+
+    def _is_stem(self, text: str) -> bool:
+        if len(text) < MIN_MEMBER or text in VERBAL_PREFIXES:
+            return False
+        return self.is_lemma(text) or (text[-1] in "āīū" and self.is_lemma(text[:-1] + _SHORT[text[-1]]))
+
+    def _is_word(self, text: str, paragraphs: int) -> bool:
+        """A word attested on its own more often than in the compound, that can stand after a first member."""
+        if len(text) < MIN_MEMBER or text in ENCLITICS or text.startswith(("ti", "nti", "pi", "mpi", "m")):
+            return False
+        return self.store.word_counts([text]).get(text, (0, 0))[0] > max(2, paragraphs)
+
+    # --- the ordinary search ------------------------------------------------------------------
+
+    def _inflection(self, folded: str) -> Inflection | None:
+        """A diacritic-free (or written) word read as every attested form of its most frequent lemma."""
+        folded = fold(folded)
+        written = [form for form, _, _ in self.store.forms_by_fold(folded)[:3]]
+        candidates: dict[str, float] = {}
+        for form in written or [folded]:
+            for c in self.lemmas(form)[:2]:
+                candidates[c.lemma] = max(candidates.get(c.lemma, 0.0), c.score)
+        if not candidates:
+            return None
+        weight = {lemma: sum(f.paragraphs for f in self.family(lemma, False).forms) for lemma in candidates}
+        ranked = sorted(candidates, key=lambda lemma: (-weight[lemma], -candidates[lemma]))
+        best = ranked[0]
+        forms = tuple(dict.fromkeys(fold(f) for f in self.family(best, False).words()))
+        if not forms:
+            return None
+        return Inflection(folded, best, forms, tuple(lemma for lemma in ranked[1:] if weight[lemma]))
+
+
+_SHORT = {"ā": "a", "ī": "i", "ū": "u"}
+
+
+def _prefixed(text: str) -> bool:
+    """A verbal prefix, alone or with a glide or a stem vowel (up|a, pari|y)."""
+    return text in VERBAL_PREFIXES or (text[:-1] in VERBAL_PREFIXES and text[-1:] in ("a", "y"))
+
+
+def _joins(left: str, right: str) -> list[tuple[str, str]]:
+    """Ways two members may have been joined: as they stand, or a + a → ā (pañc|āha = pañca + aha)."""
+    out = [(left, right)]
+    if right[:1] == "ā":
+        out.append((left + "a", "a" + right[1:]))
+    return out
