@@ -3,13 +3,16 @@ ranking by the lemma's frequency — on real CST books (the Cūḷavagga and its
 
 from __future__ import annotations
 
+import json
 import statistics
 
 import pytest
 
 from gantha.model import SearchRequest
 from gantha.research import Research
+from gantha.search.service import SearchError
 from gantha.text.pali import WORD_RE, canon
+from gantha.tools import Toolbox, function_spec
 
 # real compounds of the Cūḷavagga's Samuccayakkhandhaka (vin02m3.mul), with the members read by hand
 COMPOUNDS = {
@@ -100,3 +103,53 @@ def test_a_lemma_search_ranks_by_the_lemma_frequency(research):
     assert min(top) >= 3 and statistics.mean(top) > 2 * statistics.mean(rest)  # the densest paragraphs first
     reading = research.search(SearchRequest(books=["vin02m3.mul"], order="reading", limit=5), lemma="parivāsa")
     assert [h.coordinate for h in reading.hits] != [h.coordinate for h in res.hits[:5]]
+
+
+def test_compact_results_within_stated_bounds(research):
+    tools = Toolbox(research)
+    full = tools.search(lemma="parivāsa", limit=100)
+    small = tools.search(lemma="parivāsa", limit=100, fields=["coordinate", "book", "path", "snippet"])
+    assert len(small["hits"]) == len(full["hits"]) == 100
+    assert all(set(h) == {"coordinate", "book", "path", "snippet"} for h in small["hits"])
+    assert len(json.dumps(small, ensure_ascii=False)) < 0.7 * len(json.dumps(full, ensure_ascii=False))
+    with pytest.raises(SearchError, match="unknown hit field"):
+        tools.search(lemma="parivāsa", fields=["coordinates"])
+    schema = function_spec(Toolbox.search)["function"]["parameters"]["properties"]
+    assert schema["limit"]["maximum"] == 1000 and schema["limit"]["minimum"] == 1 and schema["limit"]["default"] == 10
+    assert "maximum" in schema["offset"] and schema["order"]["enum"] == ["score", "reading"]
+    paged = function_spec(Toolbox.search_by_query)["function"]["parameters"]["properties"]
+    assert paged["page_size"]["maximum"] == 1000
+
+
+def test_chapter_of_a_paragraph_range_and_of_a_section(research):
+    span = research.chapter("cst/vin02m3.mul/150-160", confirm=True)
+    coordinates = [p.coordinate for p in span.passages]
+    assert coordinates[0] == "cst/vin02m3.mul/150" and coordinates[-1].startswith("cst/vin02m3.mul/160")
+    assert span.paragraphs == len(coordinates) > 11
+    whole = research.chapter("cst/vin02m3.mul/102")
+    section = research.chapter("cst/vin02m3.mul/102", confirm=True, section=True)
+    assert 0 < section.paragraphs < whole.paragraphs
+    assert "cst/vin02m3.mul/102" in [p.coordinate for p in section.passages]
+    with pytest.raises(SearchError, match="runs forward"):
+        research.chapter("cst/vin02m3.mul/160-150")
+
+
+_LEMMAS = (
+    "bhikkhu dhamma saṅgha citta kamma āpatti parivāsa mānatta rūpa vedanā saññā nibbāna bhikkhunī vinaya "
+    "sīla paññā kāya vācā gāma kusala akusala pārivāsika sabba paṭhama parivasati gacchati karoti bhāsati "
+    "vadati passati deti labhati vasati hoti"
+)
+
+
+@pytest.mark.parametrize("lemma", _LEMMAS.split())
+def test_paradigms_agree_with_the_dictionaries_and_the_text(research, lemma):
+    """Nouns, adjectives and verbs of every stem class: each attested form is analysed back to the lemma
+    (or to one of its participle stems) by the word analyses and ending tables, independently."""
+    family = research.words.family(lemma, False)
+    assert research.words.is_lemma(lemma), "a headword of the dictionaries or the word analyses"
+    assert family.forms, "attested in the test books"
+    own = {lemma, *(stem for stem, _ in research.words.derived(lemma))}
+    agreeing = sum(f.paragraphs for f in family.forms if own & {c.lemma for c in research.lemmas(f.form)})
+    assert agreeing >= 0.97 * sum(f.paragraphs for f in family.forms)
+    if research.words.is_verb(lemma):  # a verb's participles are under it
+        assert any(g.startswith(("prp.", "pp.", "fpp.")) for f in family.forms for g in f.grammar)

@@ -53,6 +53,8 @@ COMMON_BRIDGE = 0.01  # share of the Pali paragraphs above which a term inside a
 MAX_CHAPTER_PARAGRAPHS = 5000
 SIMILAR_CANDIDATES = 300  # paragraphs examined for similar sentences
 SENTENCE_PARAGRAPHS = 1000  # paragraphs split for a sentence-granularity search
+PARAGRAPH_RANGE = re.compile(r"^([^/]+/[^/]+)/(\d+)-(\d+)$")  # cst/vin02m3.mul/150-160
+MAX_RANGE = 500  # paragraphs a range may span
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -223,6 +225,20 @@ def _mark_tokens(text: str, marked: set[int]) -> str:
             pos = m.end()
     out.append(html.escape(text[pos:]))
     return "".join(out)
+
+
+def _section_of(passages: list[Passage], p: Passage) -> list[Passage]:
+    """The contiguous passages around ``p`` that stand under the same headings."""
+    at = next((i for i, x in enumerate(passages) if x.seq == p.seq), None)
+    if at is None:
+        return [p]
+    start = at
+    while start > 0 and passages[start - 1].path == p.path:
+        start -= 1
+    end = at
+    while end + 1 < len(passages) and passages[end + 1].path == p.path:
+        end += 1
+    return passages[start : end + 1]
 
 
 def _anchor(coordinate: str) -> str | None:
@@ -859,19 +875,34 @@ class Research:
         raise SearchError("not_found", f"no such coordinate: {c}")
 
     def chapter(
-        self, coordinate: str, confirm: bool = False, channel: str = "pali", script: str = "Roman"
+        self,
+        coordinate: str,
+        confirm: bool = False,
+        channel: str = "pali",
+        script: str = "Roman",
+        section: bool = False,
     ) -> ChapterResult:
-        """The chapter around a coordinate: its size, and with ``confirm`` its text (Pali in ``script``)."""
+        """The chapter around a coordinate: its size, and with ``confirm`` its text (Pali in ``script``).
+        A sutta reference gives that sutta; a paragraph range (``cst/vin02m3.mul/150-160``) those paragraphs;
+        ``section`` only the innermost heading's section around the coordinate."""
         if script not in SCRIPTS:
             raise SearchError("invalid_parameter", f"unknown script {script!r}; one of {', '.join(SCRIPTS)}")
-        p = self._pali(coordinate)
-        channel = channel if p.channel == "pali" else p.channel
-        if named := self.named(coordinate):  # a sutta reference: that sutta, not the chapter holding it
-            passages = self.store.book_passages(p.corpus, p.book, channel, (named.first_seq, named.last_seq))
-            title = f"{named.label} {named.title or named.pali_title}".strip()
+        if span := self._paragraph_range(coordinate, channel):
+            p, passages = span[0], span
+            channel = p.channel
+            title = f"{p.book_title} {p.para}–{passages[-1].para}"
         else:
-            passages = self.store.chapter(p.corpus, p.book, p.chapter, channel)
-            title = p.chapter_title or (p.path[-1] if p.path else "")
+            p = self._pali(coordinate)
+            channel = channel if p.channel == "pali" else p.channel
+            if named := self.named(coordinate):  # a sutta reference: that sutta, not the chapter holding it
+                passages = self.store.book_passages(p.corpus, p.book, channel, (named.first_seq, named.last_seq))
+                title = f"{named.label} {named.title or named.pali_title}".strip()
+            else:
+                passages = self.store.chapter(p.corpus, p.book, p.chapter, channel)
+                title = p.chapter_title or (p.path[-1] if p.path else "")
+            if section:  # the run of passages under the same headings as the coordinate's
+                passages = _section_of(passages, p)
+                title = " › ".join(p.path) or title
         chars = sum(len(x.text) for x in passages)
         result = ChapterResult(
             coordinate=p.coordinate,
@@ -905,6 +936,21 @@ class Research:
                 for x in passages
             ]
         return result
+
+    def _paragraph_range(self, coordinate: str, channel: str) -> list[Passage] | None:
+        """The passages of ``corpus/book/A-B`` (paragraphs A to B with their unnumbered followers), or None
+        when the coordinate is not a range (a paragraph numbered ``429-430`` in the text is a paragraph)."""
+        m = PARAGRAPH_RANGE.match(coordinate.strip())
+        if not m or self.store.get([coordinate.strip()], channel):
+            return None
+        base, first, last = m.group(1), int(m.group(2)), int(m.group(3))
+        if last < first or last - first > MAX_RANGE:
+            raise SearchError("invalid_parameter", f"a paragraph range runs forward, {MAX_RANGE} paragraphs at most")
+        start, end = self._pali(f"{base}/{first}"), self._pali(f"{base}/{last}")
+        following = self.store.book_passages(end.corpus, end.book, end.channel, (end.seq, end.seq + MAX_RANGE))
+        tail = [x for x in following if x.para == end.para or x.para.startswith(f"{end.para}.")]
+        last_seq = max([end.seq, *(x.seq for x in tail)])
+        return self.store.book_passages(start.corpus, start.book, start.channel, (start.seq, last_seq))
 
     def versions(self, coordinate: str) -> VersionsResult:
         """Which channels have text at a coordinate, and explicitly which do not."""

@@ -9,12 +9,20 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import create_model
+from pydantic import Field, create_model
 
-from gantha.model import SearchMode, SearchRequest
+from gantha.model import MAX_LIMIT, MAX_OFFSET, SearchMode, SearchRequest
 from gantha.research import Research
+from gantha.search.service import HIT_FIELDS, compact
+
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description=f"hits per page, 1–{MAX_LIMIT}")]
+Offset = Annotated[int, Field(ge=0, le=MAX_OFFSET, description=f"hits to skip, 0–{MAX_OFFSET:,}")]
+Fields = Annotated[
+    list[str] | None,
+    Field(description=f"keep only these fields of each hit (compact results), any of: {', '.join(HIT_FIELDS)}"),
+]
 
 INSTRUCTIONS = """Search and read the Pali canon (Chaṭṭha Saṅgāyana Tipiṭaka) and its translations.
 Every passage has a coordinate such as cst/vin02m3.mul/75 (corpus/book/paragraph); a sutta reference
@@ -56,9 +64,9 @@ class Toolbox:
         return [getattr(self, name) for name in self.NAMES]
 
     def _search(self, **kwargs: Any) -> dict[str, Any]:
-        lemma = kwargs.pop("lemma", None)
+        lemma, fields = kwargs.pop("lemma", None), kwargs.pop("fields", None)
         req = SearchRequest(**{k: v for k, v in kwargs.items() if v is not None})
-        return _dump(self.research.search(req, lemma=lemma))
+        return compact(_dump(self.research.search(req, lemma=lemma)), fields or [])
 
     def search(
         self,
@@ -71,19 +79,26 @@ class Toolbox:
         categories: list[str] | None = None,
         tags: list[str] | None = None,
         page_ref: str | None = None,
-        limit: int = 10,
-        offset: int = 0,
+        limit: Limit = 10,
+        offset: Offset = 0,
+        compounds: bool = True,
+        inflections: bool = True,
+        order: Literal["score", "reading"] = "score",
+        fields: Fields = None,
     ) -> dict[str, Any]:
         """Search Pali passages; returns coordinates, snippets and per-book/category counts.
 
-        mode "fuzzy" ignores diacritics (type parivasa for parivāsa); "exact" matches the form as
-        written; "semantic" and "hybrid" search by meaning (vectors, across languages) and may answer
-        outcome "not_found" with only "weak" candidates: then say the texts do not have it.
-        The query understands "a phrase", -excluded and prefix*. To find every inflection of a word,
-        do NOT rely on one form: pass `lemma` (expanded to its attested forms, listed in
-        query_info.lemma) or the `forms` from the `forms` tool. bold=true keeps passages where the
-        word stands in bold — the commentaries' definitions. categories: mula (root texts),
-        atthakatha (commentaries), tika (subcommentaries), anya (others). An outcome of
+        mode "fuzzy" ignores diacritics (type parivasa for parivāsa) and inflection (each word matches
+        every attested form of its lemma, listed in query_info.inflections; inflections=false keeps the
+        typed word); "exact" matches the form as written; "semantic" and "hybrid" search by meaning
+        (vectors, across languages) and may answer outcome "not_found" with only "weak" candidates:
+        then say the texts do not have it. The query understands "a phrase", -excluded and prefix*.
+        To find every occurrence of a word pass `lemma`: its attested forms (query_info.lemma) and the
+        compounds holding it (compounds=false: without); each hit says which forms matched and whether
+        inside a compound; ranked by the lemma's frequency, bold definitions first (order="reading":
+        book order). For many hits ask fields=["coordinate","book","path","snippet"]. bold=true keeps
+        passages where the word stands in bold — the commentaries' definitions. categories: mula
+        (root texts), atthakatha (commentaries), tika (subcommentaries), anya (others). An outcome of
         "unattested_form" means the word is a headword but never occurs in that form.
         """
         return self._search(
@@ -98,17 +113,23 @@ class Toolbox:
             page_ref=page_ref,
             limit=limit,
             offset=offset,
+            compounds=compounds,
+            inflections=inflections,
+            order=order,
+            fields=fields,
         )
 
-    def similar_sentences(self, sentence: str, limit: int = 10) -> dict[str, Any]:
+    def similar_sentences(self, sentence: str, limit: Limit = 10) -> dict[str, Any]:
         """Sentences whose sequence of lemmas matches this one regardless of inflection and sandhi,
         each with a 0–1 similarity (1.0: the same lemmas in the same order). For finding parallels."""
         return _dump(self.research.similar(sentence, limit=limit))
 
-    def forms(self, word: str) -> dict[str, Any]:
-        """Expand a Pali word to its lemma and every form attested in the canon, with paragraph and
-        bold counts and which source proposed each form. Use before an exact search."""
-        return _dump(self.research.forms(word))
+    def forms(self, word: str, compounds: bool = True, unattested: bool = False) -> dict[str, Any]:
+        """Expand a Pali word to its lemma and every form attested in the canon (a verb's participles,
+        gerundives and absolutives included), with paragraph and bold counts and which source proposed
+        each form; the compounds holding the lemma apart, with their members (compounds=false: none);
+        the forms the tables propose that never occur only with unattested=true. Use before an exact search."""
+        return _dump(self.research.forms(word, compounds=compounds, unattested=unattested))
 
     def word(self, word: str) -> dict[str, Any]:
         """Dictionary meanings (English, Chinese, Sinhala) and morphology (lemma, case, number) of a Pali word."""
@@ -126,23 +147,28 @@ class Toolbox:
         tokens=true adds each word's lemma and grammar."""
         return _dump(self.research.get(coordinates, channels or None, tokens))
 
-    def chapter(self, coordinate: str, confirm: bool = False) -> dict[str, Any]:
-        """The chapter containing a coordinate, or the whole sutta a reference names (MN 10). Without
+    def chapter(self, coordinate: str, confirm: bool = False, section: bool = False) -> dict[str, Any]:
+        """The chapter containing a coordinate, the whole sutta a reference names (MN 10), or a paragraph
+        range (cst/vin02m3.mul/150-160); section=true: only the innermost heading's section. Without
         confirm only its size (paragraphs, tokens): check the size before asking for the text with confirm=true."""
-        return _dump(self.research.chapter(coordinate, confirm))
+        return _dump(self.research.chapter(coordinate, confirm, section=section))
 
     def versions(self, coordinate: str) -> dict[str, Any]:
         """Which channels (original, translations) have text at a coordinate and which are missing,
         with language, translator and provenance."""
         return _dump(self.research.versions(coordinate))
 
-    def suggest(self, q: str, type: str = "term", limit: int = 10) -> dict[str, Any]:
+    def suggest(
+        self, q: str, type: Literal["term", "page_ref"] = "term", limit: Annotated[int, Field(ge=1, le=100)] = 10
+    ) -> dict[str, Any]:
         """Complete a partial word (ASCII → Pali with diacritics, by frequency), a Chinese term
         (→ Pali headwords) or a page reference (type page_ref)."""
         return _dump(self.research.suggest(q, type, limit))
 
     # the function-calling set of the original design
-    def search_by_query(self, query: str, page: int = 1, page_size: int = 10) -> dict[str, Any]:
+    def search_by_query(
+        self, query: str, page: Annotated[int, Field(ge=1, le=MAX_OFFSET)] = 1, page_size: Limit = 10
+    ) -> dict[str, Any]:
         """Search by meaning and words together (hybrid) for descriptive questions in English or Chinese:
         answers Pali paragraphs (with sutta number, title and the English beside), or not_found when
         nothing is relevant enough; falls back to keyword search where no vectors were built."""
@@ -162,7 +188,7 @@ class Toolbox:
         bold = self._search(forms=forms, bold_only=True, limit=5) if forms else {"hits": []}
         return {"definition": definition, "bold_passages": bold.get("hits", [])}
 
-    def search_pali(self, term: str, bold: bool = False, limit: int = 10) -> dict[str, Any]:
+    def search_pali(self, term: str, bold: bool = False, limit: Limit = 10) -> dict[str, Any]:
         """Search a Pali word in all its inflections: the lemma is expanded to every attested form first."""
         return self._search(lemma=term, bold_only=bold, limit=limit)
 
@@ -172,7 +198,7 @@ def function_spec(fn: Callable[..., Any], brief: bool = False) -> dict[str, Any]
 
     ``brief`` keeps only the description's first paragraph (a shorter prompt for small local models).
     """
-    hints = typing.get_type_hints(fn)
+    hints = typing.get_type_hints(fn, include_extras=True)
     fields: dict[str, Any] = {}
     for name, param in inspect.signature(fn).parameters.items():
         default = ... if param.default is inspect.Parameter.empty else param.default

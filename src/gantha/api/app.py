@@ -41,7 +41,7 @@ from gantha.research import (
     VersionsResult,
     WordResult,
 )
-from gantha.search.service import Searcher, SearchError
+from gantha.search.service import Searcher, SearchError, compact
 from gantha.store.embedded import StoreError
 from gantha.tasks import TaskQueue, TaskRunner
 from gantha.text.refs import PageRefError
@@ -265,6 +265,14 @@ def create_app(index: Path) -> FastAPI:
         forms: Annotated[str | None, Query(description="comma-separated exact forms; any matches")] = None,
         lemma: Annotated[str | None, Query(description="expand this lemma to its attested forms first")] = None,
         bold: Annotated[bool, Query(description="only where a searched word stands in bold")] = False,
+        inflections: Annotated[
+            bool, Query(description="fuzzy mode: each Pali word matches every attested form of its lemma")
+        ] = True,
+        compounds: Annotated[bool, Query(description="with lemma: the compounds holding it match too")] = True,
+        order: Annotated[str, Query(pattern="^(score|reading)$", description="score or reading order")] = "score",
+        fields: Annotated[
+            str | None, Query(description="comma-separated hit fields to keep, e.g. coordinate,book,path,snippet")
+        ] = None,
         related_id: Annotated[str | None, Query(description="a verse reference: Rom 3:24, 罗马书 3:24")] = None,
         similar: Annotated[
             str | None, Query(max_length=500, description="sentences like this one, whatever the inflection")
@@ -295,6 +303,9 @@ def create_app(index: Path) -> FastAPI:
             scheme=scheme,
             forms=comma_list(forms),
             bold_only=bold,
+            inflections=inflections,
+            compounds=compounds,
+            order=order,
             related_id=related_id,
         )
         if similar:
@@ -320,7 +331,10 @@ def create_app(index: Path) -> FastAPI:
             suggestions=res.suggestions,
             weak=res.weak,
         )
-        return SearchEnvelope(data=data, query_info=res.query_info)
+        envelope = SearchEnvelope(data=data, query_info=res.query_info)
+        if fields:  # compact hits: plain JSON of the fields asked for
+            return JSONResponse(compact(envelope.model_dump(mode="json"), comma_list(fields)))
+        return envelope
 
     @app.get("/api/v3/search-suggest", summary="Complete a word, a Chinese term or a page reference", responses=ERRORS)
     def search_suggest(
@@ -331,8 +345,12 @@ def create_app(index: Path) -> FastAPI:
         return Envelope(data=research().suggest(q, type, limit))
 
     @app.get("/api/v3/forms", summary="Lemma candidates and attested forms with counts", responses=ERRORS)
-    def forms(word: Annotated[str, Query(min_length=1, max_length=200)]) -> Envelope[FormsResult]:
-        return Envelope(data=research().forms(word))
+    def forms(
+        word: Annotated[str, Query(min_length=1, max_length=200)],
+        compounds: Annotated[bool, Query(description="list the compounds holding the lemma")] = True,
+        unattested: Annotated[bool, Query(description="list the proposed forms the texts never write")] = False,
+    ) -> Envelope[FormsResult]:
+        return Envelope(data=research().forms(word, compounds=compounds, unattested=unattested))
 
     @app.get("/api/v3/word", summary="Dictionary meanings and morphology", responses=ERRORS)
     def word(word: Annotated[str, Query(min_length=1, max_length=200)]) -> Envelope[WordResult]:
@@ -368,8 +386,9 @@ def create_app(index: Path) -> FastAPI:
         confirm: bool = False,
         channel: str = "pali",
         script: Annotated[str, Query(description="Pali script: Roman, Burmese, Sinhala, Thai, Devanagari")] = "Roman",
+        section: Annotated[bool, Query(description="only the innermost heading's section")] = False,
     ) -> Envelope[ChapterResult]:
-        return Envelope(data=research().chapter(coordinate, confirm, channel, script))
+        return Envelope(data=research().chapter(coordinate, confirm, channel, script, section))
 
     @app.get("/api/v3/versions", summary="Channels present and missing at a coordinate", responses=ERRORS)
     def versions(coordinate: str) -> Envelope[VersionsResult]:

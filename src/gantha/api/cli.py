@@ -42,10 +42,12 @@ from gantha.ingest import (
 )
 from gantha.model import MAX_LIMIT, CoordinateError, SearchMode, SearchRequest, comma_list
 from gantha.research import Research
-from gantha.search.service import SearchError
+from gantha.search.service import SearchError, compact
 from gantha.store.embedded import EmbeddedStore, StoreError
 from gantha.store.lexicon import Lexicon
 from gantha.text.refs import PageRefError
+
+COMPOUNDS_SHOWN = 30  # compounds listed by `gantha forms` (all of them with --json)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.splitlines()[0] if __doc__ else "")
 out = Console()
@@ -233,6 +235,12 @@ def search(
     forms: Annotated[str | None, typer.Option(help="exact forms, comma-separated: any of them matches")] = None,
     lemma: Annotated[str | None, typer.Option(help="expand this lemma to its attested forms first")] = None,
     bold: Annotated[bool, typer.Option("--bold", help="only where a searched word stands in bold")] = False,
+    inflections: Annotated[
+        bool, typer.Option(help="fuzzy mode: each Pali word matches every attested form of its lemma")
+    ] = True,
+    compounds: Annotated[bool, typer.Option(help="with --lemma: the compounds holding it match too")] = True,
+    order: Annotated[str, typer.Option(help="score (relevance, bold first) or reading")] = "score",
+    fields: Annotated[str | None, typer.Option(help="with --json: hit fields to keep, e.g. coordinate,snippet")] = None,
     similar: Annotated[str | None, typer.Option(help="sentences like this one, whatever the inflection")] = None,
     granularity: Annotated[str | None, typer.Option(help="paragraph (default) or sentence")] = None,
     ref: Annotated[str | None, typer.Option("--ref", help="a verse reference: 'Rom 3:24', '罗马书 3:24'")] = None,
@@ -254,6 +262,9 @@ def search(
         scheme=scheme,
         forms=comma_list(forms),
         bold_only=bold,
+        inflections=inflections,
+        compounds=compounds,
+        order=order,
         granularity=granularity,
         related_id=ref,
         languages=comma_list(lang),
@@ -266,12 +277,17 @@ def search(
     else:
         res = _research(index).search(req, lemma=lemma)
     if as_json:
-        _print_json(res.model_dump())
+        _print_json(compact(res.model_dump(mode="json"), comma_list(fields)))
         return
     info = res.query_info
     parts = info.terms + ['"' + " ".join(p) + '"' for p in info.phrases] + [p + "*" for p in info.prefixes]
     if info.forms:
         parts.append("forms " + ",".join(info.forms))
+    if info.lemma:
+        parts.append(
+            f"lemma {info.lemma['lemma']} ({len(info.lemma['forms'])} forms, "
+            f"{len(info.lemma.get('compounds', []))} compounds)"
+        )
     if info.page_ref:
         parts.append(f"page {info.page_ref['key']}")
     out.print(
@@ -279,6 +295,9 @@ def search(
         f"({info.mode.value}, field {info.field}) in {res.took_ms:.1f} ms",
         highlight=False,
     )
+    for inf in info.inflections:
+        also = f"; also {', '.join(inf['others'])}" if inf["others"] else ""
+        out.print(f"{inf['word']} → every form of {inf['lemma']} ({len(inf['forms'])} forms{also})", highlight=False)
     if res.query_info.bridges:
         out.print(
             "bridges: "
@@ -389,11 +408,18 @@ def eval_(
 
 @app.command()
 @cli_errors
-def forms(word: str, index: IndexOpt = None, as_json: JsonOpt = False) -> None:
-    """Candidate lemmas of a word and every attested form of the best one, with paragraph and bold counts."""
-    res = _research(index).forms(word)
+def forms(
+    word: str,
+    compounds: Annotated[bool, typer.Option(help="list the compounds holding the lemma")] = True,
+    unattested: Annotated[bool, typer.Option(help="list the proposed forms the texts never write")] = False,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Candidate lemmas of a word, every attested form of the best one and the compounds holding it, with
+    paragraph and bold counts."""
+    res = _research(index).forms(word, compounds=compounds, unattested=unattested)
     if as_json:
-        return _print_json(res.model_dump())
+        return _print_json(res.model_dump(exclude_none=True))
     lemmas = ", ".join(f"{c.lemma} ({c.score:.2f}; {'+'.join(c.sources)})" for c in res.lemmas[:5])
     out.print(f"lemma [bold]{res.lemma}[/bold]; candidates: {escape(lemmas) or '-'}", highlight=False)
     if res.message:
@@ -403,6 +429,20 @@ def forms(word: str, index: IndexOpt = None, as_json: JsonOpt = False) -> None:
         table.add_row(f.form, str(f.paragraphs), str(f.bold_paragraphs), "; ".join(f.grammar[:3]), ", ".join(f.sources))
     out.print(table)
     out.print(f"{len(res.forms)} attested forms in {res.total_paragraphs:,} paragraphs", highlight=False)
+    if res.compounds:
+        table = Table("compound", "paragraphs", "bold", "members")
+        for f in res.compounds[:COMPOUNDS_SHOWN]:
+            table.add_row(f.form, str(f.paragraphs), str(f.bold_paragraphs), " + ".join(f.members))
+        out.print(table)
+        out.print(
+            f"{len(res.compounds)} compounds (the first {min(COMPOUNDS_SHOWN, len(res.compounds))} shown; all with "
+            f"--json); forms and compounds in {res.compound_paragraphs:,} paragraphs",
+            highlight=False,
+        )
+    if res.unattested:
+        out.print("unattested: " + ", ".join(res.unattested), highlight=False)
+    elif res.unattested_count:
+        out.print(f"{res.unattested_count} proposed forms never occur (--unattested lists them)", highlight=False)
 
 
 @app.command()
@@ -482,11 +522,13 @@ def chapter(
     coordinate: str,
     confirm: Annotated[bool, typer.Option("--confirm", help="return the text, not only its size")] = False,
     channel: str = "pali",
+    section: Annotated[bool, typer.Option("--section", help="only the innermost heading's section")] = False,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The chapter containing a coordinate: its size first; with --confirm, its text."""
-    res = _research(index).chapter(coordinate, confirm, channel)
+    """The chapter containing a coordinate (a sutta for a sutta reference, paragraphs A–B for
+    book/A-B): its size first; with --confirm, its text."""
+    res = _research(index).chapter(coordinate, confirm, channel, section=section)
     if as_json:
         return _print_json(res.model_dump())
     out.print(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from gantha.model import (
     Aside,
@@ -61,6 +62,23 @@ class SearchError(ValueError):
     def __init__(self, code: str, message: str):
         super().__init__(message)
         self.code = code
+
+
+HIT_FIELDS = tuple(Hit.model_fields)
+
+
+def compact(data: dict[str, Any], fields: list[str]) -> dict[str, Any]:
+    """A dumped search result with each hit (``hits``/``results``/``weak``) cut to ``fields``: agent-sized."""
+    if not fields:
+        return data
+    if unknown := [f for f in fields if f not in HIT_FIELDS]:
+        raise SearchError("invalid_parameter", f"unknown hit field {unknown[0]!r}; one of {', '.join(HIT_FIELDS)}")
+    keep = set(fields)
+    for holder in (data, data.get("data") or {}):
+        for key in ("hits", "results", "weak"):
+            if isinstance(holder.get(key), list):
+                holder[key] = [{k: v for k, v in hit.items() if k in keep} for hit in holder[key]]
+    return data
 
 
 class Searcher:

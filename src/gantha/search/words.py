@@ -26,6 +26,7 @@ _ENCLITICS = "ca pi va eva iti ti hi nu kho pana tu ceva yeva api pīti nti mpi 
 ENCLITICS = frozenset(_ENCLITICS.split())
 MIN_MEMBER = 3  # letters of the shortest compound member recognised
 DERIVED = (".prp.", ".pp.", ".fpp.")  # a verb's participles and gerundives: forms of the verb here
+REGULAR_DERIVATIONS = ("anta", "enta", "onta", "māna", "tabba", "anīya")  # not -ta/-na/-eyya: homographs
 VERBAL, NOMINAL = (".v.", ".v:ind."), (".n.", ".ti.")  # ending tables of finite verbs, of declined stems
 AROUND = 2000  # words looked at around each form when finding compounds
 
@@ -131,10 +132,16 @@ class Words:
     # --- paradigms ------------------------------------------------------------------------------
 
     def derived(self, lemma: str) -> list[tuple[str, str]]:
-        """A verb's participle and gerundive stems: (stem, label), by the tables and the dictionaries."""
-        stems = {a.form: grammar_label(a.grammar) for a in expand(lemma, self._derivations)}
+        """A verb's participle and gerundive stems: (stem, label), by the regular suffixes of the tables
+        (-anta, -māna, -itabba, -anīya …) and by the dictionaries (irregular ones: parivuttha, diṭṭha)."""
+        stems = {
+            a.form: grammar_label(a.grammar)
+            for a in expand(lemma, self._derivations)
+            if a.form.endswith(REGULAR_DERIVATIONS)
+        }
+        bare = lemma[:-2]  # the present stem alone is an imperative, not a participle (passa)
         for word, grammar in self.lexicon.derived_words(lemma):
-            if grammar in DERIVED:
+            if grammar in DERIVED and word != bare:
                 stems.setdefault(word, grammar_label(grammar))
         return [(s, label) for s, label in stems.items() if s != lemma]
 
