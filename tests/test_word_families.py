@@ -86,11 +86,14 @@ def test_a_lemma_search_finds_the_compounds_and_says_which_form_matched(research
     hit = next(h for h in res.hits if h.coordinate == "cst/vin02m3.mul/102")
     assert hit.in_compound and "ekāhaparivāsaṃ" in hit.matched
     assert res.query_info.lemma["compounds"] and res.total > research.forms("parivāsa").total_paragraphs
+    densest = res.aggregations["chapter"][0]  # the distribution by chapter (heading), beside book and category
+    assert densest.key == "vin02m3.mul/ch3" and "Samuccayakkhandhaka" in densest.title
+    assert sum(b.count for b in res.aggregations["chapter"]) <= res.total
 
 
 def test_a_lemma_search_ranks_by_the_lemma_frequency(research):
     res = research.search(SearchRequest(books=["vin02m3.mul"], limit=1000), lemma="parivāsa")
-    family = set(res.query_info.lemma["forms"]) | set(res.query_info.lemma["compounds"])
+    family = set(research.words.family("parivāsa").words())
     unbold = [h for h in res.hits if not h.bold_match]
     assert [h.score for h in unbold] == sorted((h.score for h in unbold), reverse=True)
 

@@ -35,7 +35,7 @@ from gantha.search.highlight import snippet
 from gantha.search.rerank import Calibration, EmbeddingReranker, Judge
 from gantha.search.semantic import SemanticRoute
 from gantha.search.service import Searcher, SearchError
-from gantha.search.words import FormInfo, LemmaCandidate, Words
+from gantha.search.words import Family, FormInfo, LemmaCandidate, Words
 from gantha.store.base import Clause, StoreQuery
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.lexicon import Lexicon
@@ -55,6 +55,7 @@ SIMILAR_CANDIDATES = 300  # paragraphs examined for similar sentences
 SENTENCE_PARAGRAPHS = 1000  # paragraphs split for a sentence-granularity search
 PARAGRAPH_RANGE = re.compile(r"^([^/]+/[^/]+)/(\d+)-(\d+)$")  # cst/vin02m3.mul/150-160
 MAX_RANGE = 500  # paragraphs a range may span
+LISTED_COMPOUNDS = 50  # compounds named in a lemma search's query_info (the most frequent; all in `forms`)
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -306,6 +307,12 @@ class Research:
         query = StoreQuery(must=[Clause(field, forms)], filters={"channel": ["pali"]}, limit=1, aggregate=())
         return self.store.search(query).total
 
+    def family(self, word: str, compounds: bool = True) -> Family:
+        """The attested forms (and compounds) of the most likely lemma of ``word``."""
+        word = self._resolve(word)
+        candidates = self.lemmas(word)
+        return self.words.family(candidates[0].lemma if candidates else word, compounds)
+
     def forms(self, word: str, compounds: bool = True, unattested: bool = False) -> FormsResult:
         """The candidate lemmas of ``word`` and every attested form of the best one, the compounds it
         stands in apart (``compounds``), the forms the tables propose in vain on request (``unattested``)."""
@@ -495,28 +502,28 @@ class Research:
         )
         if bridges:
             return self._bridged(req, bridges)
-        expansion = None
+        family = None
         if lemma:
-            expansion = self.forms(lemma, compounds=req.compounds)
-            if not expansion.forms:
-                raise SearchError("unattested_lemma", expansion.message or f"no attested forms of {lemma!r}")
-            found = [f.form for f in expansion.forms + expansion.compounds]
-            req = req.model_copy(update={"forms": [*req.forms, *found]})
+            family = self.family(lemma, req.compounds)
+            if not family.forms:
+                raise SearchError("unattested_lemma", f"no attested forms of {lemma!r} (see `gantha forms {lemma}`)")
+            req = req.model_copy(update={"forms": [*req.forms, *family.words()]})
         if req.granularity == "sentence":
             res = self._sentence_search(req)
         else:  # a lemma's own forms in bold (its definitions) first, not every compound's
-            own = [f.form for f in expansion.forms] if expansion else None
-            family = {f.form for f in expansion.forms + expansion.compounds} if expansion else None
-            res = self.searcher.search(req, own, family)
-        if expansion:
+            res = self.searcher.search(
+                req, family.words(False) if family else None, set(family.words()) if family else None
+            )
+        if family:
             res.query_info.lemma = {
-                "lemma": expansion.lemma,
-                "forms": [f.form for f in expansion.forms],
-                "compounds": [f.form for f in expansion.compounds],
-                "sources": sorted({s for f in expansion.forms for s in f.sources}),
+                "lemma": family.lemma,
+                "forms": family.words(False),
+                "compounds": [f.form for f in family.compounds[:LISTED_COMPOUNDS]],
+                "compound_count": len(family.compounds),
+                "sources": sorted({s for f in family.forms for s in f.sources}),
             }
             res.query_info.forms = []  # listed once, under lemma
-            self._mark_matches(res, {f.form for f in expansion.forms}, {f.form for f in expansion.compounds})
+            self._mark_matches(res, set(family.words(False)), {f.form for f in family.compounds})
         elif req.forms:
             self._mark_matches(res, set(res.query_info.forms), set())
         if res.total == 0 and req.mode in ("fuzzy", "exact") and not (lemma or req.forms or req.page_ref):

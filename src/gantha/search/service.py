@@ -44,6 +44,7 @@ EXTRA_WEIGHT = 0.5
 MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
 LEMMA_RANKED = 5000  # matches of a lemma search ranked by the lemma's frequency (more: BM25 over the forms)
 BM25_K1, BM25_B = 1.2, 0.75
+CHAPTER_BUCKETS = 30  # chapters listed in the aggregation by chapter (the densest)
 PER_TEXT = 2  # paragraphs of one sutta among the best meaning-search hits before the next sutta's
 DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
 ORIGINALS = {"cst": "pali"}  # corpus → its original channel: aligned translations there stand for it
@@ -188,7 +189,11 @@ class Searcher:
         sq.rank_first += [Clause(bold_field, words[t]) for t in analysed.terms]
         sq.rank_first += [Clause(bold_field, p, "phrase") for p in analysed.phrases]
         sq.rank_first += [Clause(bold_field, [p], "prefix") for p in analysed.prefixes]
-        if forms:
+        if forms and bold_forms and len(forms) > len(bold_forms):  # a lemma with its compounds: match any
+            sq.must.append(Clause("exact", forms, "set"))  # (thousands for dhamma), rank by its own forms
+            sq.scoring.append(Clause("exact", bold_forms))
+            sq.rank_first.append(Clause("bold_exact", bold_forms))
+        elif forms:
             sq.must.append(Clause("exact", forms))
             sq.rank_first.append(Clause("bold_exact", bold_forms or forms))
         if req.bold_only:  # at least one searched word must stand in bold
@@ -246,7 +251,8 @@ class Searcher:
         counted = self.store.search(replace(sq, limit=1, offset=0))
         if counted.total > LEMMA_RANKED:
             info.notes.append(f"{counted.total} matches: ranked by BM25 over the forms, not by the lemma's frequency")
-            return self.store.search(sq)
+            ranked = self.store.search(replace(sq, aggregate=()))
+            return StoreResult(counted.total, ranked.hits, counted.aggregations)
         every = self.store.search(replace(sq, limit=max(counted.total, 1), offset=0, aggregate=()))
         words = {id(h): WORD_RE.findall(h.passage.text.lower()) for h in every.hits}  # stored text is canonical
         average = sum(len(w) for w in words.values()) / max(len(words), 1) or 1
@@ -259,14 +265,21 @@ class Searcher:
         return StoreResult(counted.total, ranked[sq.offset : sq.offset + sq.limit], counted.aggregations)
 
     def buckets(self, aggregations: dict[str, list[tuple[str, int]]]) -> dict[str, list[Bucket]]:
-        titles = {rec.info.book: rec.info.title for rec in self.store.books(channel=None).values()}
-        return {
+        records = self.store.books(channel=None).values()
+        titles = {rec.info.book: rec.info.title for rec in records}
+        corpora = {rec.info.book: rec.info.corpus for rec in records}
+        out = {
             name: [
                 Bucket.model_construct(key=k, count=c, title=titles.get(k) if name == "book" else None)
-                for k, c in buckets
+                for k, c in buckets[: CHAPTER_BUCKETS if name == "chapter" else None]
             ]
             for name, buckets in aggregations.items()
         }
+        for bucket in out.get("chapter", []):  # "vin02m3.mul/ch3" → "Cūḷavaggapāḷi › 3. Samuccayakkhandhakaṃ"
+            book, _, number = bucket.key.rpartition("/ch")
+            heading = self.store.chapter_title(corpora.get(book, DEFAULT_CORPUS), book, int(number))
+            bucket.title = " › ".join(t for t in (titles.get(book), heading) if t)
+        return out
 
     # --- semantic and hybrid ----------------------------------------------------------------------
 

@@ -23,11 +23,12 @@ FILTER_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "g
 
 @dataclass(slots=True)
 class Clause:
-    """One condition on an analysed field: a term (any of ``tokens``), a phrase, or a prefix."""
+    """One condition on an analysed field: a term (any of ``tokens``, ranked by BM25), a set (any of
+    ``tokens``, unranked: fast for thousands), a phrase, or a prefix, suffix or infix."""
 
     field: str
     tokens: list[str]
-    kind: Literal["term", "phrase", "prefix", "suffix", "infix"] = "term"
+    kind: Literal["term", "set", "phrase", "prefix", "suffix", "infix"] = "term"
 
 
 @dataclass(slots=True)
@@ -44,12 +45,13 @@ class StoreQuery:
     alternatives: list[list[Clause]] = field(default_factory=list)  # at least one group matches whole
     must_not: list[Clause] = field(default_factory=list)
     rank_first: list[Clause] = field(default_factory=list)
+    scoring: list[Clause] = field(default_factory=list)  # add to the score where they match; select nothing
     filters: dict[str, list[str]] = field(default_factory=dict)
     book_pattern: str | None = None  # regular expression over book ids
     limit: int = 10
     offset: int = 0
     order: Literal["score", "reading"] = "score"
-    aggregate: tuple[str, ...] = ("book", "category")
+    aggregate: tuple[str, ...] = ("book", "category", "chapter")  # chapter keys: book/chN
 
 
 @dataclass(slots=True)

@@ -280,7 +280,7 @@ class EmbeddedStore:
     def count(self) -> int:
         return self._index.searcher().num_docs
 
-    def _clause(self, c: Clause) -> tantivy.Query:
+    def _clause(self, c: Clause, scored: bool = True) -> tantivy.Query:
         if c.kind == "phrase" and len(c.tokens) > 1:
             return tantivy.Query.phrase_query(self.schema, c.field, c.tokens)
         if c.kind in ("prefix", "suffix", "infix"):
@@ -293,20 +293,22 @@ class EmbeddedStore:
             )
         if len(c.tokens) == 1:
             return tantivy.Query.term_query(self.schema, c.field, c.tokens[0])
-        if c.field in SCORED_FIELDS:  # any of these words, ranked by BM25: how often, how rare, how short
+        if (
+            scored and c.kind == "term" and c.field in SCORED_FIELDS
+        ):  # any of these words, ranked by BM25: how often, how rare, how short
             terms = [tantivy.Query.term_query(self.schema, c.field, t) for t in c.tokens]
             return tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms])
         return tantivy.Query.term_set_query(self.schema, c.field, c.tokens)
 
     def _query(self, q: StoreQuery, *, with_ranking: bool = True) -> tantivy.Query:
         parts: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        parts += [(tantivy.Occur.Must, self._clause(c)) for c in q.must]
+        parts += [(tantivy.Occur.Must, self._clause(c, with_ranking)) for c in q.must]
         if q.should:
-            should = [(tantivy.Occur.Should, self._clause(c)) for c in q.should]
+            should = [(tantivy.Occur.Should, self._clause(c, with_ranking)) for c in q.should]
             parts.append((tantivy.Occur.Must, tantivy.Query.boolean_query(should)))
         if q.alternatives:
             groups = [
-                tantivy.Query.boolean_query([(tantivy.Occur.Must, self._clause(c)) for c in group])
+                tantivy.Query.boolean_query([(tantivy.Occur.Must, self._clause(c, with_ranking)) for c in group])
                 for group in q.alternatives
                 if group
             ]
@@ -327,6 +329,8 @@ class EmbeddedStore:
             parts.append((tantivy.Occur.Must, tantivy.Query.regex_query(self.schema, "book", q.book_pattern + ".*")))
         if not any(occur != tantivy.Occur.MustNot for occur, _ in parts):
             parts.append((tantivy.Occur.Must, tantivy.Query.all_query()))
+        if with_ranking:
+            parts += [(tantivy.Occur.Should, self._clause(c)) for c in q.scoring]
         if with_ranking and q.rank_first:
             first = tantivy.Query.boolean_query([(tantivy.Occur.Should, self._clause(c)) for c in q.rank_first])
             parts.append((tantivy.Occur.Should, tantivy.Query.const_score_query(first, RANK_FIRST_SCORE)))
@@ -360,11 +364,35 @@ class EmbeddedStore:
     def _aggregate(self, searcher: tantivy.Searcher, q: StoreQuery) -> dict[str, list[tuple[str, int]]]:
         if not q.aggregate:
             return {}
-        spec = {name: {"terms": {"field": name, "size": 1000}} for name in q.aggregate}
+        spec = {name: {"terms": {"field": name, "size": 1000}} for name in q.aggregate if name != "chapter"}
+        if "chapter" in q.aggregate:  # a chapter is a book's: book → chapter number, keyed book/chN
+            spec["chapter"] = {
+                "terms": {"field": "book", "size": 1000},
+                "aggs": {"number": {"terms": {"field": "chapter", "size": 1000}}},
+            }
         raw = searcher.aggregate(self._query(q, with_ranking=False), spec)
-        return {
-            name: [(b["key"], b["doc_count"]) for b in raw.get(name, {}).get("buckets", [])] for name in q.aggregate
-        }
+        out = {name: [(b["key"], b["doc_count"]) for b in raw.get(name, {}).get("buckets", [])] for name in spec}
+        if "chapter" in spec:
+            chapters = [
+                (f"{book['key']}/ch{int(ch['key'])}", ch["doc_count"])
+                for book in raw.get("chapter", {}).get("buckets", [])
+                for ch in book.get("number", {}).get("buckets", [])
+            ]
+            out["chapter"] = sorted(chapters, key=lambda kv: -kv[1])
+        return out
+
+    def chapter_title(self, corpus: str, book: str, chapter: int) -> str:
+        """The heading of a book's chapter (from its first passage), or ""."""
+        searcher = self._index.searcher()
+        query = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "corpus", corpus)),
+                (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "book", book)),
+                (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "chapter", chapter)),
+            ]
+        )
+        hits = searcher.search(query, limit=1, count=False, order_by_field="seq", order=tantivy.Order.Asc).hits
+        return self._passage(searcher, hits[0][1]).chapter_title if hits else ""
 
     @staticmethod
     def _passage(searcher: tantivy.Searcher, addr: tantivy.DocAddress) -> Passage:
