@@ -56,7 +56,7 @@ def test_counts_match_the_xml(small_cst, book):
 def test_paragraph_75_of_the_culavagga(small_cst):
     info, passages = read(small_cst, "vin02m3.mul")
     assert info.info.title == "Cūḷavaggapāḷi"
-    assert info.info.category == "mula" and info.info.tags == ["vinaya"]
+    assert info.info.category == "mula" and info.info.tags == ["vinaya", "khandhaka", "mula", "culavagga"]
     (p,) = [p for p in passages if p.coordinate == "cst/vin02m3.mul/75"]
     assert p.path[:3] == ["Vinayapiṭake", "Cūḷavaggapāḷi", "2. Pārivāsikakkhandhakaṃ"]
     assert p.text.startswith("Tena samayena buddho bhagavā")

@@ -128,3 +128,15 @@ def test_every_sutta_and_vinaya_text_is_aligned(full_store):
     assert english > 50_000
     mn10 = full_store.text("mn10")
     assert (mn10.book, mn10.first_para) == ("s0201m.mul", "105")
+
+
+def test_book_categories_and_tags_follow_cst_classification():
+    books, _ = discover(CST)
+    layer = {"Tipiṭaka (Mūla)": "mula", "Aṭṭhakathā": "atthakatha", "Tīkā": "tika", "Anya": "anya"}
+    for b in books:  # the category is CST's own (its table of contents), and a tag beside the piṭaka's
+        assert b.info.category == layer[b.info.group_path[0]], b.book
+        assert b.info.category in b.info.tags
+    by_book = {b.book: b.info.tags for b in books}
+    assert {"vinaya", "khandhaka", "culavagga", "mula"} <= set(by_book["vin02m3.mul"])
+    assert {"vinaya", "khandhaka", "culavagga", "atthakatha"} <= set(by_book["vin02a3.att"])
+    assert {"sutta", "digha", "silakkhandhavagga", "tika"} <= set(by_book["s0101t.tik"])

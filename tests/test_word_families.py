@@ -156,3 +156,17 @@ def test_paradigms_agree_with_the_dictionaries_and_the_text(research, lemma):
     assert agreeing >= 0.97 * sum(f.paragraphs for f in family.forms)
     if research.words.is_verb(lemma):  # a verb's participles are under it
         assert any(g.startswith(("prp.", "pp.", "fpp.")) for f in family.forms for g in f.grammar)
+
+
+def test_hierarchical_tags_filter_with_all_of_and_any_of(research):
+    def books(tags: str) -> set[str]:
+        res = research.search(SearchRequest(q="parivasa", tags=[tags], limit=1))
+        return {b.key for b in res.aggregations["book"]}
+
+    assert books("vinaya,khandhaka") == {"vin02m3.mul", "vin02a3.att"}  # the Cūḷavagga and its commentary
+    assert books("khandhaka,mula") == {"vin02m3.mul"}
+    assert books("culavagga,atthakatha") == {"vin02a3.att"}
+    assert books("khandhaka,mula;digha") >= {"vin02m3.mul"}
+    assert "vin02a3.att" not in books("khandhaka,mula;digha")
+    with pytest.raises(SearchError, match="unknown tag"):
+        research.search(SearchRequest(q="parivasa", tags=["khandaka"]))

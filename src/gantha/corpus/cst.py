@@ -28,6 +28,7 @@ from lxml import etree
 
 from gantha.corpus.files import SourceError, logical_name, read_xml_text
 from gantha.model import BookInfo, Category, Passage
+from gantha.text.pali import fold
 from gantha.text.refs import page_key
 
 CORPUS = "cst"
@@ -38,6 +39,8 @@ _BOOK_STEM = re.compile(r"^(vin|abh|s|e)(\d+)([mant])(\d*)\.(mul|att|tik|nrf)$")
 _CHAPTER_FILE = re.compile(r"^(.+\.(?:mul|att|tik|nrf))(\d+)\.xml$")
 _CATEGORY_BY_LETTER = {"m": Category.MULA, "a": Category.ATTHAKATHA, "t": Category.TIKA, "n": Category.ANYA}
 _PITAKA = {"vin": "vinaya", "s": "sutta", "abh": "abhidhamma", "e": "anya"}
+_VINAYA_BOOK = re.compile(r"^vin(\d\d)[mat](\d?)\.")
+_VINAYA_PARTS = {"1": "vibhanga", "2": "khandhaka", "3": "khandhaka", "4": "parivara"}  # vin02m1 … vin02m4
 _NIKAYA = {"01": "digha", "02": "majjhima", "03": "samyutta", "04": "anguttara", "05": "khuddaka"}
 
 
@@ -73,7 +76,29 @@ def book_info(book: str, title: str = "", group_path: list[str] | None = None) -
         tags.append(_PITAKA[prefix])
         if prefix == "s" and digits[:2] in _NIKAYA:
             tags.append(_NIKAYA[digits[:2]])
-    return BookInfo(CORPUS, book, title or book, category, tags, group_path or [])
+        if division := _vinaya_division(book):
+            tags.append(division)
+        tags.append(category)
+    if work := _work(title):
+        tags.append(work)
+    return BookInfo(CORPUS, book, title or book, category, list(dict.fromkeys(tags)), group_path or [])
+
+
+def _vinaya_division(book: str) -> str | None:
+    """The Vinaya's division a root text or its commentary belongs to: vibhanga, khandhaka or parivara."""
+    if not (m := _VINAYA_BOOK.match(book)):
+        return None
+    return "vibhanga" if m.group(1) == "01" else _VINAYA_PARTS.get(m.group(2)) if m.group(1) == "02" else None
+
+
+def _work(title: str) -> str:
+    """The work a book title names, as a tag: ``Cūḷavagga-aṭṭhakathā`` → ``culavagga`` (root text,
+    commentary and subcommentary share it); numbered volumes (``Paṭṭhānapāḷi-4``) share it too."""
+    name = fold(title).lower().split("(")[0].strip()
+    name = re.sub(r"[-\s]*\d+$", "", name)
+    name = re.sub(r"[-\s]*(abhinava|mula|anu|purana|maha)?\s*-?(atthakatha|tika|pali|vannana)$", "", name)
+    name = re.sub(r"kanda$", "", name)  # Pārājikakaṇḍa-aṭṭhakathā comments on the Pārājika
+    return re.sub(r"[^a-z]", "", name)
 
 
 # --- discovery -------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ REFUSAL_DEPTH = 10  # candidates judged before refusing, whatever page was asked
 # weight in RRF of a route beyond lexical and vector (the dictionary bridge): fitted on eval/calibration.jsonl
 EXTRA_WEIGHT = 0.5
 MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
-LEMMA_RANKED = 5000  # matches of a lemma search ranked by the lemma's frequency (more: BM25 over the forms)
+LEMMA_RANKED = 1000  # matches of a lemma search ranked by its frequency (fetched whole; more: BM25 over its forms)
 BM25_K1, BM25_B = 1.2, 0.75
 CHAPTER_BUCKETS = 30  # chapters listed in the aggregation by chapter (the densest)
 PER_TEXT = 2  # paragraphs of one sutta among the best meaning-search hits before the next sutta's
@@ -66,6 +66,14 @@ class SearchError(ValueError):
 
 
 HIT_FIELDS = tuple(Hit.model_fields)
+
+
+def tag_groups(values: list[str]) -> list[list[str]]:
+    """Tag filters as groups: ``,`` joins tags a passage must all have, ``;`` separates alternatives
+    ("vinaya,khandhaka;abhidhamma" → [["vinaya", "khandhaka"], ["abhidhamma"]]); several values join with ``,``."""
+    expression = ",".join(v for v in values if v.strip())
+    groups = [[fold(t.strip()) for t in part.split(",") if t.strip()] for part in expression.split(";")]
+    return [g for g in groups if g]
 
 
 def compact(data: dict[str, Any], fields: list[str]) -> dict[str, Any]:
@@ -120,12 +128,10 @@ class Searcher:
             raise SearchError("unknown_category", f"unknown category {bad[0]!r}; one of {', '.join(valid)}")
         if categories:
             filters["category"] = categories
-        tags = [fold(t) for t in comma_list(req.tags)]
         known_tags = {t for rec in books_known.values() for t in rec.info.tags}
-        if bad := [t for t in tags if t not in known_tags]:
-            raise SearchError("unknown_tag", f"unknown tag {bad[0]!r}; known tags: {', '.join(sorted(known_tags))}")
-        if tags:
-            filters["tags"] = tags
+        for group in tag_groups(req.tags):
+            if bad := [t for t in group if t not in known_tags]:
+                raise SearchError("unknown_tag", f"unknown tag {bad[0]!r}; known tags: {', '.join(sorted(known_tags))}")
         for name, values in (("language", req.languages), ("channel", req.channels), ("corpus", req.corpora)):
             if vals := comma_list(values):
                 filters[name] = vals
@@ -160,6 +166,7 @@ class Searcher:
         info.forms = forms
 
         sq = StoreQuery(limit=req.limit, offset=req.offset, filters=self._filters(req), order=req.order)
+        sq.tag_groups = tag_groups(req.tags)
         if "language" not in sq.filters and "channel" not in sq.filters:
             sq.filters["primary"] = ["yes"]  # originals, not aligned translations, unless a language is asked
         words = {t: [t] for t in analysed.terms}

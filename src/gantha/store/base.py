@@ -48,6 +48,7 @@ class StoreQuery:
     scoring: list[Clause] = field(default_factory=list)  # add to the score where they match; select nothing
     filters: dict[str, list[str]] = field(default_factory=dict)
     book_pattern: str | None = None  # regular expression over book ids
+    tag_groups: list[list[str]] = field(default_factory=list)  # any group whose tags a passage has all of
     limit: int = 10
     offset: int = 0
     order: Literal["score", "reading"] = "score"

@@ -327,6 +327,14 @@ class EmbeddedStore:
                 )
         if q.book_pattern:
             parts.append((tantivy.Occur.Must, tantivy.Query.regex_query(self.schema, "book", q.book_pattern + ".*")))
+        if q.tag_groups:  # "vinaya,khandhaka;abhidhamma": (vinaya and khandhaka) or abhidhamma
+            groups = [
+                tantivy.Query.boolean_query(
+                    [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "tags", t)) for t in group]
+                )
+                for group in q.tag_groups
+            ]
+            parts.append((tantivy.Occur.Must, tantivy.Query.boolean_query([(tantivy.Occur.Should, g) for g in groups])))
         if not any(occur != tantivy.Occur.MustNot for occur, _ in parts):
             parts.append((tantivy.Occur.Must, tantivy.Query.all_query()))
         if with_ranking:
