@@ -9,7 +9,7 @@ from lxml import etree
 
 from gantha.corpus.cst import discover, read_book
 from gantha.corpus.files import logical_name, read_text
-from gantha.model import SearchRequest
+from gantha.model import Coordinate, SearchRequest
 from gantha.search.service import Searcher
 from gantha.store.base import StoreQuery
 
@@ -140,3 +140,10 @@ def test_book_categories_and_tags_follow_cst_classification():
     assert {"vinaya", "khandhaka", "culavagga", "mula"} <= set(by_book["vin02m3.mul"])
     assert {"vinaya", "khandhaka", "culavagga", "atthakatha"} <= set(by_book["vin02a3.att"])
     assert {"sutta", "digha", "silakkhandhavagga", "tika"} <= set(by_book["s0101t.tik"])
+
+
+def test_paragraph_ranges_are_written_in_full(full_store):
+    # CST numbers some paragraphs with a range written short (n="156-9"): the coordinate is written in
+    # full, as the long form is elsewhere, and the short form still resolves
+    assert "cst/abh01a.att/156-159" in full_store.get(["cst/abh01a.att/156-159"])
+    assert str(Coordinate.parse("cst/abh01a.att/156-9")) == "cst/abh01a.att/156-159"

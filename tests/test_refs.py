@@ -2,6 +2,7 @@
 
 import pytest
 
+from gantha.model import full_range
 from gantha.text.refs import PageRefError, page_key, parse_page_ref
 
 
@@ -43,3 +44,17 @@ def test_unparseable_refs_say_what_is_accepted(text):
 def test_page_key_from_pb_attributes():
     assert page_key("P", "2.0031") == "P2.0031"
     assert page_key("m", "0.82") == "M0.0082"
+
+
+@pytest.mark.parametrize(
+    ("written", "full"),
+    [
+        ("429-30.1", "429-430.1"),
+        ("429-430.4", "429-430.4"),
+        ("1234-5~2", "1234-1235~2"),
+        ("9-10", "9-10"),
+        ("75.3", "75.3"),
+    ],
+)
+def test_paragraph_ranges_in_full(written, full):
+    assert full_range(written) == full

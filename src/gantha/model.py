@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -41,10 +42,22 @@ class Coordinate:
             raise CoordinateError(
                 f"not a coordinate: {text!r} (expected corpus/book/paragraph, e.g. cst/vin02m3.mul/75)"
             )
-        return cls(corpus, book, para)
+        return cls(corpus, book, full_range(para))
 
     def __str__(self) -> str:
         return f"{self.corpus}/{self.book}/{self.para}"
+
+
+_SHORT_RANGE = re.compile(r"^(\d+)-(\d+)(?=$|[.~])")
+
+
+def full_range(para: str) -> str:
+    """A paragraph numbered with a range, written in full: ``429-30.1`` → ``429-430.1`` (CST writes both)."""
+    m = _SHORT_RANGE.match(para)
+    if not m or len(m.group(2)) >= len(m.group(1)):
+        return para
+    start, end = m.group(1), m.group(2)
+    return f"{start}-{start[: len(start) - len(end)]}{end}{para[m.end() :]}"
 
 
 class Category(StrEnum):

@@ -27,7 +27,7 @@ from pathlib import Path
 from lxml import etree
 
 from gantha.corpus.files import SourceError, logical_name, read_xml_text
-from gantha.model import BookInfo, Category, Passage
+from gantha.model import BookInfo, Category, Passage, full_range
 from gantha.text.pali import fold
 from gantha.text.refs import page_key
 
@@ -215,7 +215,7 @@ def discover(path: Path) -> tuple[list[CstBook], list[str]]:
 # --- paragraphs ------------------------------------------------------------------------------------
 
 
-READER_VERSION = 2  # raise when what the reader makes of a file changes: books are read again
+READER_VERSION = 3  # raise when what the reader makes of a file changes: books are read again
 
 
 def _in_word(ch: str) -> bool:
@@ -347,7 +347,7 @@ def read_book(book: CstBook, roots: list[etree._Element] | None = None) -> Itera
             inline.walk(p)
             text = " ".join("".join(inline.plain).split())
             rend = p.get("rend") or ""
-            n = (p.get("n") or "").strip()
+            n = full_range((p.get("n") or "").strip())
             if n:
                 seen_numbers[n] += 1
                 k = seen_numbers[n]

@@ -304,11 +304,12 @@ class Searcher:
 
         ``translations``: aligned translations are searched too (their words are another language's).
         """
-        sq, info, _ = self.plan(req.model_copy(update={"mode": SearchMode.FUZZY, "limit": depth, "offset": 0}))
+        pali = self.is_pali(req.q)  # a Pali query matches its words' inflections, another language's words as typed
+        update = {"mode": SearchMode.FUZZY, "limit": depth, "offset": 0, "inflections": pali and req.inflections}
+        sq, info, _ = self.plan(req.model_copy(update=update))
         words = [c for c in sq.must if c.kind == "term" and c.field in ("fold", "exact")]
         sq.must = [c for c in sq.must if c not in words]
         sq.should, sq.aggregate = words, ()
-        pali = self.is_pali(req.q)
         if not pali:  # a question in English: its function words match every paragraph
             kept = set(content_words([c.tokens[0] for c in sq.should]))
             sq.should = [c for c in sq.should if c.tokens[0] in kept]
