@@ -30,8 +30,9 @@ def index(small_index, tmp_path):
 
 
 @pytest.fixture()
-def client(index, monkeypatch):
+def client(index, monkeypatch, tmp_path):
     monkeypatch.setenv("GANTHA_ADMIN_KEY", "s3cret")
+    monkeypatch.setenv("GANTHA_INGEST_ROOTS", str(tmp_path))  # the only folder ingested by server path
     settings.cache_clear()
     with TestClient(create_app(index)) as c:
         yield c
@@ -97,7 +98,7 @@ def test_upload_markdown_and_reject_bad_input(client):
         client.post("/api/v1/documents", json={"source": "pdf", "path": "/"}, headers=KEY),
         client.post("/api/v1/documents", json={"source": "markdown", "path": "/no/such/dir"}, headers=KEY),
     ]
-    assert [b.status_code for b in bad] == [400, 400, 400]
+    assert [b.status_code for b in bad] == [400, 400, 403]  # /no/such/dir lies outside the allowed roots
     assert all(b.json()["success"] is False and b.json()["error"]["message"] for b in bad)
     assert (
         client.post("/api/v1/documents", content=b"{", headers=KEY | {"content-type": "application/json"}).status_code
@@ -105,6 +106,15 @@ def test_upload_markdown_and_reject_bad_input(client):
     )
     assert client.get("/api/v1/documents/tasks/nope", headers=KEY).status_code == 404
     assert client.delete("/api/v1/documents/md/nope", headers=KEY).status_code == 404
+
+
+def test_ingest_by_path_only_inside_the_allowed_roots(client, tmp_path):
+    before = client.get("/api/v1/documents/tasks", headers=KEY).json()["data"]
+    for path in ("/proc/self/environ", "", str(tmp_path / ".." / ".."), "/etc"):
+        r = client.post("/api/v1/documents", json={"source": "markdown", "path": path}, headers=KEY)
+        assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden_path", path
+        assert "GANTHA_INGEST_ROOTS" in r.json()["error"]["message"]
+    assert client.get("/api/v1/documents/tasks", headers=KEY).json()["data"] == before  # nothing queued
 
 
 def test_malformed_cst_upload_is_reported_not_lost(client):
@@ -135,7 +145,7 @@ def test_task_left_running_by_a_dead_process_is_resumed(index, tmp_path):
 def test_queue_survives_a_server_restart(index, tmp_path):
     """A task accepted by a server that is then killed is finished by the next server."""
     (tmp_path / "b.md").write_text(NOTE, encoding="utf-8")
-    env = {"GANTHA_ADMIN_KEY": "s3cret"}
+    env = {"GANTHA_ADMIN_KEY": "s3cret", "GANTHA_INGEST_ROOTS": str(tmp_path)}
     first = Server(index, env)
     body = {"source": "markdown", "path": str(tmp_path / "b.md")}
     task_id = httpx.post(f"{first.url}/api/v1/documents", json=body, headers=KEY).json()["data"]["id"]

@@ -56,6 +56,16 @@ class Settings(BaseSettings):
     web_api_key: str | None = Field(None, description="key of Bing, Exa or Tavily")
     web_results: int = Field(5, ge=1, le=20, description="web documents fetched per question (then cut and chosen)")
     admin_key: str | None = Field(None, description="API key of the admin page and /api/v1 (unset: admin disabled)")
+    ingest_roots: str = Field(
+        "",
+        description="folders the admin API may ingest from by server path, separated by the OS path separator "
+        "(default: the folder holding GANTHA_CST_PATH, and the download folder)",
+    )
+
+    def allowed_roots(self) -> list[Path]:
+        """Folders a server path given to the admin API must lie in (symlinks resolved)."""
+        roots = [Path(r) for r in self.ingest_roots.split(os.pathsep) if r.strip()]
+        return [r.resolve() for r in roots or [self.cst_path.parent, self.downloads]]
 
 
 @lru_cache(maxsize=1)

@@ -292,7 +292,7 @@ class SearchResponse(BaseModel):
     hits: list[Hit]
     aggregations: dict[str, list[Bucket]] = Field(default_factory=dict)
     query_info: QueryInfo
-    outcome: str = "hits"  # hits | no_hits | unattested_form | not_found
+    outcome: str = "hits"  # hits | no_hits | past_end (a page after the last hit) | unattested_form | not_found
     message: str | None = None
     weak: list[Hit] = Field(default_factory=list)  # with not_found: the best candidates, below the threshold
 
@@ -304,7 +304,7 @@ class SearchResponse(BaseModel):
             took_ms=round((time.perf_counter() - started) * 1000, 2),
             hits=hits,
             query_info=query_info,
-            outcome="hits" if total and hits else "no_hits",
+            outcome="hits" if total and hits else "past_end" if total else "no_hits",
             **extra,
         )
 

@@ -455,7 +455,10 @@ class Research:
         """The coordinate of a verse reference (``Rom 3:24``, ``罗马书 3:24``) among the indexed Bibles."""
         books = self.store.books("bible", channel=None)
         names = {alias: rec.info.book for rec in books.values() for alias in rec.info.aliases}
-        ref = parse_reference(reference, names, [rec.info.book for rec in books.values()])
+        try:
+            ref = parse_reference(reference, names, [rec.info.book for rec in books.values()])
+        except ValueError as exc:  # not a reference, or an unknown book
+            raise SearchError("invalid_parameter", str(exc)) from exc
         if ref.coordinate is None:
             raise SearchError("invalid_parameter", f"{reference!r} names a chapter; give a verse (e.g. Rom 3:24)")
         return ref.coordinate
@@ -526,6 +529,8 @@ class Research:
             self._mark_matches(res, set(family.words(False)), {f.form for f in family.compounds})
         elif req.forms:
             self._mark_matches(res, set(res.query_info.forms), set())
+        if res.outcome == "past_end":
+            res.message = f"no hits on this page: {res.total:,} in all, and the page starts at hit {req.offset + 1:,}"
         if res.total == 0 and req.mode in ("fuzzy", "exact") and not (lemma or req.forms or req.page_ref):
             self._did_you_mean(res)
         if res.total == 0 and req.languages and not req.corpora and not req.books:

@@ -177,9 +177,18 @@ def router(index: Path, store: Callable[[], EmbeddedStore], queue: Callable[[], 
             if body.source not in SOURCES:
                 known = ", ".join(SOURCES)
                 raise AdminError(400, "invalid_parameter", f"unknown source {body.source!r}; one of {known}")
-            if not Path(body.path).exists():
+            target = Path(body.path).resolve() if body.path.strip() else None
+            roots = settings().allowed_roots()
+            if target is None or not any(target == r or target.is_relative_to(r) for r in roots):
+                raise AdminError(
+                    403,
+                    "forbidden_path",
+                    f"{body.path!r} is outside the folders the server ingests from "
+                    f"({', '.join(map(str, roots))}; GANTHA_INGEST_ROOTS) — upload the file instead",
+                )
+            if not target.exists():
                 raise AdminError(400, "invalid_parameter", f"no such file or folder on the server: {body.path}")
-            params = {"source": body.source, "path": str(Path(body.path).resolve())}
+            params = {"source": body.source, "path": str(target)}
         return accepted(queue().submit("ingest", params))
 
     @api.get("/documents/{key:path}", summary="One document: title, category, channels with counts and sources")

@@ -135,6 +135,9 @@ def index_generation(index: Path) -> tuple[int, ...]:
     return tuple(f.stat().st_mtime_ns if f.exists() else 0 for f in files)
 
 
+MAX_BODY = 2**20  # bytes of a request body outside uploads (a chat question, an ingest request)
+
+
 def create_app(index: Path) -> FastAPI:
     """The API, web pages and admin over the index at ``index``: opened once, reopened after an ingest."""
     state: dict[str, Any] = {}
@@ -152,6 +155,20 @@ def create_app(index: Path) -> FastAPI:
         description="Search the Pali canon and other texts; every result carries a citable coordinate.",
         lifespan=lifespan,
     )
+
+    @app.middleware("http")
+    async def guarded(request: Request, call_next):  # type: ignore[no-untyped-def]
+        """Bodies larger than the route allows are refused before they are read; pages may not be framed."""
+        limit = admin.MAX_UPLOAD + 2**20 if request.url.path.startswith("/api/v1/documents") else MAX_BODY
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            return _error(413, "too_large", f"request body over {limit // 2**10:,} KiB")
+        response = await call_next(request)
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
 
     def research() -> Research:
         generation = index_generation(index)

@@ -34,7 +34,7 @@ from gantha.store.base import Clause, Store, StoreQuery, StoreResult
 from gantha.text.chinese import has_chinese
 from gantha.text.english import content_words
 from gantha.text.gloss import gloss
-from gantha.text.pali import WORD_RE, canon, fold, normalize_query_text
+from gantha.text.pali import WORD_RE, canon, canon_word, fold, normalize_query_text
 from gantha.text.refs import EDITIONS, parse_page_ref
 
 HYBRID_DEPTH = 50  # candidates each route contributes to a fused ranking
@@ -135,6 +135,16 @@ class Searcher:
         for name, values in (("language", req.languages), ("channel", req.channels), ("corpus", req.corpora)):
             if vals := comma_list(values):
                 filters[name] = vals
+        channels = self.store.all_channels()
+        known = {
+            "language": {x for c in channels for x in (c.language, c.language.split("-")[0])},
+            "channel": {c.name for c in channels},
+        }
+        for name, values in known.items():
+            if bad := [v for v in filters.get(name, []) if v not in values]:
+                raise SearchError(
+                    f"unknown_{name}", f"unknown {name} {bad[0]!r}; this index has {', '.join(sorted(values))}"
+                )
         canon_indexed = any(rec.info.corpus == DEFAULT_CORPUS for rec in books_known.values())
         if "corpus" not in filters and "book" not in filters and canon_indexed:  # the default scope: the canon
             filters["corpus"] = [DEFAULT_CORPUS]
@@ -153,7 +163,7 @@ class Searcher:
         normalized, steps = normalize_query_text(req.q, req.scheme)
         parsed = parse_query(normalized)
         info = QueryInfo(original=req.q, mode=req.mode, normalized=normalized, steps=steps, bold_only=req.bold_only)
-        forms = list(dict.fromkeys(canon(f) for f in req.forms if f.strip()))
+        forms = list(dict.fromkeys(canon_word(f) for f in req.forms if f.strip()))
         if parsed.empty and not req.page_ref and not forms:
             raise SearchError("empty_query", "empty query: give words to search for, forms, or a page reference")
         folded = req.mode != SearchMode.EXACT and not forms

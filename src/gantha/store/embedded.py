@@ -94,6 +94,7 @@ class EmbeddedStore:
         self._writer: tantivy.IndexWriter | None = None
         self._changed = False  # documents added or deleted since the vocabulary was tabulated
         self._books_cache: dict[str, BookRecord] | None = None
+        self._chapter_titles: dict[tuple[str, str, int], str] = {}
         self._texts_cache: dict[str, TextRecord] | None = None
         self._texts_by_book: dict[tuple[str, str], list[TextRecord]] = {}
         self._texts_starts: dict[tuple[str, str], list[int]] = {}
@@ -221,6 +222,7 @@ class EmbeddedStore:
         with self._db_lock, self._db:
             self._db.execute("DELETE FROM books WHERE key=?", (f"{corpus}/{book}@{channel}",))
         self._books_cache = None
+        self._chapter_titles.clear()
 
     def delete(self, coordinates: Iterable[str], channel: str = "pali") -> None:
         for c in coordinates:
@@ -249,6 +251,7 @@ class EmbeddedStore:
                     ),
                 )
         self._books_cache = None
+        self._chapter_titles.clear()
         self._index.reload()
 
     def finish(self) -> None:
@@ -391,6 +394,12 @@ class EmbeddedStore:
 
     def chapter_title(self, corpus: str, book: str, chapter: int) -> str:
         """The heading of a book's chapter (from its first passage), or ""."""
+        key = (corpus, book, chapter)
+        if key not in self._chapter_titles:
+            self._chapter_titles[key] = self._first_heading(corpus, book, chapter)
+        return self._chapter_titles[key]
+
+    def _first_heading(self, corpus: str, book: str, chapter: int) -> str:
         searcher = self._index.searcher()
         query = tantivy.Query.boolean_query(
             [

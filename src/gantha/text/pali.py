@@ -40,6 +40,12 @@ def canon(text: str) -> str:
     return unicodedata.normalize("NFC", text).lower().translate(_CANON_TABLE)
 
 
+@lru_cache(maxsize=262_144)
+def canon_word(word: str) -> str:
+    """``canon`` of one word, remembered (a lemma's thousands of forms are canonicalised per search)."""
+    return canon(word)
+
+
 def fold(text: str) -> str:
     """Diacritic-free form: ``mettā`` → ``metta``, ``saṃyutta`` → ``samyutta``."""
     return canon(text).translate(_FOLD_TABLE)

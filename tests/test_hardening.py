@@ -1,0 +1,55 @@
+"""Bad input over HTTP gets a precise 4xx and loses nothing: malformed references, pages past the end,
+unknown languages and channels, oversized bodies; pages refuse to be framed."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from gantha.api.app import create_app
+
+
+@pytest.fixture(scope="module")
+def client(small_index):
+    return TestClient(create_app(small_index))
+
+
+def _error(r, status: int) -> str:
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert body["success"] is False and body["error"]["message"]
+    return body["error"]["code"]
+
+
+def test_a_malformed_verse_reference_is_a_4xx(client):
+    for ref in ("Rom", "Nowhere 3:24", "3:24"):
+        r = client.get("/api/v3/search", params={"related_id": ref})
+        assert 400 <= r.status_code < 500 and r.json()["success"] is False, ref
+
+
+def test_a_page_past_the_end_says_so(client):
+    first = client.get("/api/v3/search", params={"q": "parivasa", "page_size": 50}).json()["data"]
+    last_page = first["total"] // 50 + 2
+    past = client.get("/api/v3/search", params={"q": "parivasa", "page_size": 50, "page": last_page}).json()["data"]
+    assert past["total"] == first["total"] > 0 and past["results"] == []
+    assert past["outcome"] == "past_end" and "page starts at hit" in past["message"]
+
+
+def test_unknown_language_and_channel_are_refused(client):
+    assert _error(client.get("/api/v3/search", params={"q": "bhikkhu", "language": "klingon"}), 400) == (
+        "unknown_language"
+    )
+    r = client.get("/api/v3/search", params={"q": "bhikkhu", "language": "pali"})
+    assert r.status_code == 200 and r.json()["data"]["total"] > 0
+
+
+def test_oversized_bodies_are_refused_before_reading(client):
+    r = client.post("/api/v3/chat", content=b"x" * (2 * 2**20), headers={"content-type": "application/json"})
+    assert _error(r, 413) == "too_large"
+
+
+def test_pages_cannot_be_framed(client):
+    for path in ("/", "/api/v3/health"):
+        headers = client.get(path).headers
+        assert headers["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in headers["content-security-policy"]
+        assert headers["x-content-type-options"] == "nosniff"
