@@ -1,6 +1,6 @@
 """Latency of meaning search over the canon: the questions of eval/meaning.jsonl, semantic and hybrid.
 
-    python bench/meaning.py [INDEX]   (default: the index bench/first_run.py builds)
+python bench/meaning.py [INDEX]   (default: the index bench/first_run.py builds)
 """
 
 from __future__ import annotations
