@@ -3,10 +3,14 @@ unknown languages and channels, oversized bodies; pages refuse to be framed."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from fastapi.testclient import TestClient
 
 from gantha.api.app import create_app
+from gantha.store.embedded import EmbeddedStore
+from gantha.tasks import MAX_ATTEMPTS, TaskQueue, TaskRunner
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +57,37 @@ def test_pages_cannot_be_framed(client):
         headers = client.get(path).headers
         assert headers["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in headers["content-security-policy"]
         assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_repeated_and_one_letter_prefixes_are_bounded(client):
+    assert _error(client.get("/api/v3/search", params={"q": "a*"}), 400) == "invalid_query"
+    assert _error(client.get("/api/v3/search", params={"q": "pa* pi* pu* po* pe*"}), 400) == "invalid_query"
+    repeated = client.get("/api/v3/search", params={"q": " ".join(["pari*"] * 20)})
+    assert repeated.status_code == 200 and repeated.json()["query_info"]["prefixes"] == ["pari"]
+
+
+def test_a_task_that_keeps_killing_the_server_is_given_up(tmp_path):
+    queue = TaskQueue(tmp_path)
+    task = queue.submit("ingest", {"source": "markdown", "path": str(tmp_path)})
+    for _ in range(MAX_ATTEMPTS):  # claimed, then the process dies: a restart queues it again
+        assert queue.claim().id == task.id
+        queue.update(task.id, state="queued", worker=None)
+    assert queue.claim() is None
+    given_up = queue.get(task.id)
+    assert given_up.state == "failed" and "not run again" in given_up.error
+
+
+def test_a_task_waits_while_another_process_writes_the_index(small_index, tmp_path):
+    index = tmp_path / "index"
+    shutil.copytree(small_index, index)
+    (tmp_path / "n.md").write_text("# Note\n\nThe **quuxite** rule.\n", encoding="utf-8")
+    queue = TaskQueue(index)
+    task = queue.submit("ingest", {"source": "markdown", "path": str(tmp_path / "n.md")})
+    other = EmbeddedStore(index)
+    assert other.writer is not None  # another process's ingest holds the index's writer
+    runner = TaskRunner(queue)
+    assert runner.step() is False
+    waiting = queue.get(task.id)
+    assert waiting.state == "queued" and waiting.attempts == 0 and "will retry" in waiting.message
+    other.close()  # the other ingest is done
+    assert runner.step() is True and queue.get(task.id).state == "done"

@@ -26,9 +26,11 @@ from pydantic import BaseModel, Field
 
 from gantha.config import settings
 from gantha.ingest import LEXICON_SOURCES, STORE_INGESTERS, embed_corpora, ingest_lexicon, vectors_after
-from gantha.store.embedded import EmbeddedStore, StoreError
+from gantha.store.embedded import EmbeddedStore, IndexBusy, StoreError
 from gantha.store.lexicon import Lexicon
 from gantha.store.vectors import VectorIndex, doc_of
+
+MAX_ATTEMPTS = 3  # a task whose process died this many times while running it is given up
 
 
 class Task(BaseModel):
@@ -132,10 +134,24 @@ class TaskQueue:
             self.update(task_id, state="queued", worker=None, message="interrupted by a restart; queued again")
         return len(orphans)
 
+    def requeue(self, task_id: str, message: str) -> None:
+        """Queue a task again without counting the attempt (it could not start)."""
+        with self._lock, self._db:
+            self._db.execute(
+                "UPDATE tasks SET state='queued', worker=NULL, attempts=MAX(attempts-1, 0), message=?, updated_at=? "
+                "WHERE id=?",
+                (message, _now(), task_id),
+            )
+
     def claim(self) -> Task | None:
         """Take the oldest queued task for this process (atomically: no two processes get the same)."""
         me = str(os.getpid())
         with self._lock, self._db:
+            self._db.execute(  # a task that stopped its process MAX_ATTEMPTS times is not run again
+                "UPDATE tasks SET state='failed', worker=NULL, updated_at=?, message=?, error=? "
+                "WHERE state='queued' AND attempts >= ?",
+                (_now(), "given up", f"stopped the server {MAX_ATTEMPTS} times: not run again", MAX_ATTEMPTS),
+            )
             row = self._db.execute(
                 "SELECT id FROM tasks WHERE state='queued' ORDER BY created_at, rowid LIMIT 1"
             ).fetchone()
@@ -266,6 +282,9 @@ class TaskRunner:
                 return False
             try:
                 result = run_task(task, self.queue)
+            except IndexBusy:  # a CLI ingest beside the server: queued again, tried when the index is free
+                self.queue.requeue(task.id, "the index is being written by another process; will retry")
+                return False
             except Exception as exc:  # any failure is the task's outcome, reported, never the server's crash
                 self.queue.update(task.id, state="failed", error=f"{type(exc).__name__}: {exc}", message="failed")
             else:

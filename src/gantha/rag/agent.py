@@ -17,6 +17,7 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, Literal
+from urllib.parse import quote
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -268,7 +269,7 @@ class Agent:
                 n=len(sources) + 1,
                 kind="corpus",
                 title=item.get("book_title") or c,
-                url=f"/read/{c}",
+                url="/read/" + quote(c, safe="/"),
                 coordinate=c,
                 channel=item.get("channel"),
                 citation=citation,

@@ -81,5 +81,6 @@ def parse_query(text: str) -> ParsedQuery:
             q.prefixes.append(ws[-1])
         else:
             q.terms += words(bare)
-    q.terms = list(dict.fromkeys(q.terms))
+    for name in ("terms", "prefixes", "suffixes", "infixes", "excluded", "excluded_prefixes"):
+        setattr(q, name, list(dict.fromkeys(getattr(q, name))))  # a repeated word costs once
     return q

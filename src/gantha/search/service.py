@@ -41,6 +41,7 @@ HYBRID_DEPTH = 50  # candidates each route contributes to a fused ranking
 REFUSAL_DEPTH = 10  # candidates judged before refusing, whatever page was asked for
 # weight in RRF of a route beyond lexical and vector (the dictionary bridge): fitted on eval/calibration.jsonl
 EXTRA_WEIGHT = 0.5
+MAX_PREFIXES, MIN_PREFIX = 4, 2  # prefix* terms of one query (a one-letter prefix expands to ~1/20 of the words)
 MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
 LEMMA_RANKED = 1000  # matches of a lemma search ranked by its frequency (fetched whole; more: BM25 over its forms)
 BM25_K1, BM25_B = 1.2, 0.75
@@ -190,6 +191,13 @@ class Searcher:
         sq.must += [Clause(field, words[t]) for t in analysed.terms]
         sq.must += [Clause(field, p, "phrase") for p in analysed.phrases]
         sq.must += [Clause(field, [p], "prefix") for p in analysed.prefixes]
+        prefixes = analysed.prefixes + analysed.excluded_prefixes
+        if len(prefixes) > MAX_PREFIXES or any(len(p) < MIN_PREFIX for p in prefixes):
+            raise SearchError(
+                "invalid_query",
+                f"at most {MAX_PREFIXES} prefix* terms, each of {MIN_PREFIX} letters or more: a prefix expands to "
+                "every word it begins",
+            )
         wildcards = [(s, "suffix") for s in analysed.suffixes] + [(s, "infix") for s in analysed.infixes]
         if len(wildcards) > MAX_WILDCARDS or any(len(s) < MIN_WILDCARD for s, _ in wildcards):
             raise SearchError(

@@ -45,6 +45,10 @@ class StoreError(RuntimeError):
     """The index directory cannot be used (missing, from another version, locked)."""
 
 
+class IndexBusy(StoreError):
+    """Another process holds the index's writer: try again when it is done."""
+
+
 def _schema() -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
     b.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
@@ -170,7 +174,7 @@ class EmbeddedStore:
             try:
                 self._writer = self._index.writer(heap_size=384_000_000, num_threads=2)
             except ValueError as exc:
-                raise StoreError(f"index at {self.path} is being written by another process ({exc})") from exc
+                raise IndexBusy(f"index at {self.path} is being written by another process ({exc})") from exc
         return self._writer
 
     def fix_chinese_terms(self, terms: Iterable[str]) -> None:

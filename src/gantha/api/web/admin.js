@@ -1,4 +1,4 @@
-import { api, ApiError, applyText, categoryName, esc, header, t } from "./common.js";
+import { api, ApiError, applyText, categoryName, esc, header, readerHref, t } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const MODES = ["fuzzy", "exact", "semantic", "hybrid"];
@@ -100,7 +100,7 @@ async function bench(e) {
       if (!r.success) return `<section data-mode="${mode}"><h3>${mode}</h3><p>${esc(r.error.message)}</p></section>`;
       const d = r.data;
       const hits = (d.results.length ? d.results : d.weak).map((h) =>
-        `<li><a href="/read/${esc(h.coordinate)}">${esc(h.coordinate)}</a> <span class="path">${h.score.toFixed(3)}${h.confidence != null ? ` · conf ${h.confidence.toFixed(2)}` : ""}</span></li>`).join("");
+        `<li><a href="${esc(readerHref(h.coordinate))}">${esc(h.coordinate)}</a> <span class="path">${h.score.toFixed(3)}${h.confidence != null ? ` · conf ${h.confidence.toFixed(2)}` : ""}</span></li>`).join("");
       return `<section data-mode="${mode}"><h3>${mode}</h3><p class="path">${esc(d.outcome)} · ${d.total} · ${Math.round(d.took)} ms</p><ol>${hits}</ol></section>`;
     } catch (err) {
       return `<section data-mode="${mode}"><h3>${mode}</h3><p>${esc(err.message)}</p></section>`;

@@ -85,6 +85,11 @@ export function applyText(root = document) {
   root.querySelectorAll("[data-t-label]").forEach((el) => el.setAttribute("aria-label", t(el.dataset.tLabel)));
 }
 
+/** The reader's address of a coordinate, each part encoded (a Markdown coordinate's "#2" is not a fragment). */
+export function readerHref(coordinate) {
+  return "/read/" + coordinate.split("/").map(encodeURIComponent).join("/");
+}
+
 export function esc(text) {
   return String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }

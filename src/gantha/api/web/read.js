@@ -1,4 +1,4 @@
-import { api, displayHtml, esc, header, t } from "./common.js";
+import { api, displayHtml, esc, header, readerHref, t } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const coordinate = decodeURIComponent(location.pathname.replace(/^\/read\//, ""));
@@ -56,7 +56,7 @@ async function load() {
       const label = channelName(c.channel);
       if (!q) return `<td data-channel="${esc(label)}" class="missing">${esc(t("read.missing"))}</td>`;
       const lead = i === 0
-        ? `<a class="num" href="/read/${esc(p.coordinate)}" title="${esc(t("read.link"))}">${esc(p.para)}</a>${pageMarks(p.page_starts)}`
+        ? `<a class="num" href="${esc(readerHref(p.coordinate))}" title="${esc(t("read.link"))}">${esc(p.para)}</a>${pageMarks(p.page_starts)}`
         : "";
       return `<td data-channel="${esc(label)}" class="kind-${esc(p.kind)}" lang="${esc(c.language === "pali" ? "pi" : c.language)}">${lead}${displayHtml(q.display)}</td>`;
     });

@@ -1,4 +1,4 @@
-import { api, applyText, CATEGORY_ORDER, categoryName, esc, header, t } from "./common.js";
+import { api, applyText, CATEGORY_ORDER, categoryName, esc, header, readerHref, t } from "./common.js";
 
 const PAGE_SIZE = 10;
 const $ = (id) => document.getElementById(id);
@@ -59,11 +59,11 @@ function hitHtml(hit, weak = false) {
     <header><span class="badge ${esc(hit.category)}">${esc(categoryName(hit.category))}</span>
       ${hit.sutta ? `<b class="sutta">${esc(hit.sutta)}${hit.sutta_title ? ` ${esc(hit.sutta_title)}` : ""}</b>` : ""}
       <b>${esc(hit.book_title)}</b><span class="path">${esc(path)}</span>
-      <a class="coord" href="/read/${esc(hit.coordinate)}">${esc(hit.coordinate)}</a>
+      <a class="coord" href="${esc(readerHref(hit.coordinate))}">${esc(hit.coordinate)}</a>
       <span class="path">${esc(hit.channel)}${score}</span></header>
     <p>${hit.snippet}</p>
     ${(hit.translations || []).map((tr) => `<p class="aside" lang="${esc(tr.language)}"><span class="path">${esc(tr.channel)}</span> ${tr.snippet}</p>`).join("")}
-    <div><a href="/read/${esc(hit.coordinate)}" data-t="search.read"></a> ·
+    <div><a href="${esc(readerHref(hit.coordinate))}" data-t="search.read"></a> ·
       <button type="button" class="plain copy" data-coordinate="${esc(hit.coordinate)}" data-fallback="${esc(`${hit.book_title} (${hit.coordinate})`)}" data-t="search.copy"></button>
       ${hit.page_refs?.length ? `<span class="path">${esc(hit.page_refs.slice(0, 6).join(" "))}</span>` : ""}</div>
   </article>`;
