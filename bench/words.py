@@ -1,6 +1,6 @@
 """Pali word search on the full index: the issue's targets and the latency of lemma searches with compounds.
 
-python bench/words.py        (GANTHA_BENCH_INDEX: an index with the whole CST and the lexicon, e.g. the one
+python bench/words.py [LIMIT]   (hits per page, default 10 as in search; GANTHA_BENCH_INDEX: an index with the whole CST and the lexicon, e.g. the one
                               `python bench/first_run.py` builds)
 
 Cold: the first search of a lemma (its paradigm and compounds are computed from the vocabulary, then
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import time
 from collections import Counter
 
@@ -37,14 +38,15 @@ def timed(fn, *args, **kwargs) -> tuple[float, object]:
 
 
 def main() -> None:
+    limit = int(sys.argv[1]) if len(sys.argv) > 1 else 10
     research = Research.open(INDEX)
     cold, warm = [], []
     for lemma in LEMMAS:
-        ms, _ = timed(research.search, SearchRequest(limit=50), lemma=lemma)
+        ms, _ = timed(research.search, SearchRequest(limit=limit), lemma=lemma)
         cold.append(ms)
     for _ in range(ROUNDS):
         for lemma in LEMMAS:
-            ms, _ = timed(research.search, SearchRequest(limit=50), lemma=lemma)
+            ms, _ = timed(research.search, SearchRequest(limit=limit), lemma=lemma)
             warm.append(ms)
     typed = research.search(SearchRequest(q="parivasa"))
     top50 = research.search(SearchRequest(limit=50), lemma="parivāsa")
@@ -55,6 +57,7 @@ def main() -> None:
     rng = random.Random(7)
     pool = [(lemma, c.form, c.members) for lemma in LEMMAS[:24] for c in research.words.family(lemma).compounds]
     report = {
+        "limit": limit,
         "lemma_search_cold_ms": {"p50": round(percentile(cold, 50), 1), "p95": round(percentile(cold, 95), 1)},
         "lemma_search_warm_ms": {"p50": round(percentile(warm, 50), 1), "p95": round(percentile(warm, 95), 1)},
         "search parivasa (default mode) paragraphs": typed.total,
