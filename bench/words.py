@@ -1,7 +1,9 @@
 """Pali word search on the full index: the issue's targets and the latency of lemma searches with compounds.
 
-python bench/words.py [LIMIT]   (hits per page, default 10 as in search; GANTHA_BENCH_INDEX: an index with the whole CST and the lexicon, e.g. the one
-                              `python bench/first_run.py` builds)
+python bench/words.py [LIMIT]
+
+LIMIT: hits per page (default 10, as in search). GANTHA_BENCH_INDEX: an index with the whole CST and the
+lexicon, e.g. the one `python bench/first_run.py` builds.
 
 Cold: the first search of a lemma (its paradigm and compounds are computed from the vocabulary, then
 cached); warm: the same searches again, as a server answers them. The compound precision printed is of

@@ -187,6 +187,9 @@ class Words:
         return proposals
 
     def _family(self, lemma: str, compounds: bool = True) -> Family:
+        if compounds:  # the paradigm once, the compounds on top
+            forms = self.family(lemma, False)
+            return Family(lemma, forms.forms, self._compounds(lemma, forms.forms), forms.unattested)
         proposals = self._proposals(lemma)
         counts = self.store.word_counts(list(proposals))
         forms, unattested = [], []
@@ -197,8 +200,7 @@ class Words:
             else:
                 unattested.append(form)
         forms.sort(key=lambda f: (-f.paragraphs, f.form))
-        found = self._compounds(lemma, forms) if compounds else []
-        return Family(lemma, forms, found, sorted(unattested))
+        return Family(lemma, forms, [], sorted(unattested))
 
     # --- compounds ------------------------------------------------------------------------------
 
