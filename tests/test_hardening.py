@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from gantha.api.app import create_app
 from gantha.store.embedded import EmbeddedStore
+from gantha.store.vectors import VectorIndex
 from gantha.tasks import MAX_ATTEMPTS, TaskQueue, TaskRunner
 
 
@@ -91,3 +92,17 @@ def test_a_task_waits_while_another_process_writes_the_index(small_index, tmp_pa
     assert waiting.state == "queued" and waiting.attempts == 0 and "will retry" in waiting.message
     other.close()  # the other ingest is done
     assert runner.step() is True and queue.get(task.id).state == "done"
+
+
+def test_damaged_vectors_leave_lexical_search_and_health_answering(small_index, tmp_path):
+    index = tmp_path / "index"
+    shutil.copytree(small_index, index)
+    (VectorIndex.folder(index, "usem3") / "vectors.npy").write_bytes(b"not a numpy file")
+    damaged = TestClient(create_app(index))
+    health = damaged.get("/api/v3/health")
+    assert health.status_code == 200 and health.json()["data"]["status"] == "degraded"
+    assert "gantha embed" in health.json()["data"]["problems"][0]
+    lexical = damaged.get("/api/v3/search", params={"q": "parivasa"})
+    assert lexical.status_code == 200 and lexical.json()["data"]["total"] > 0
+    meaning = damaged.get("/api/v3/search", params={"q": "monks on probation", "search_mode": "hybrid"})
+    assert _error(meaning, 400) == "mode_unavailable" and "cannot be read" in meaning.json()["error"]["message"]

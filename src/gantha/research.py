@@ -33,7 +33,7 @@ from gantha.model import (
 from gantha.search.fusion import rrf
 from gantha.search.highlight import snippet
 from gantha.search.rerank import Calibration, EmbeddingReranker, Judge
-from gantha.search.semantic import SemanticRoute
+from gantha.search.semantic import SemanticRoute, VectorsUnreadable
 from gantha.search.service import Searcher, SearchError
 from gantha.search.words import Family, FormInfo, LemmaCandidate, Words
 from gantha.store.base import Clause, StoreQuery
@@ -259,8 +259,14 @@ class Research:
     def open(cls, index: Path, embedder: str | None = None, fusion: str | None = None) -> Research:
         """The verbs over the index directory ``index``; embedder and fusion default to the settings."""
         s = settings()
-        semantic = SemanticRoute.open(index, embedder or s.embedder)
-        return cls(EmbeddedStore(index, create=False), Lexicon(index), semantic, fusion or s.fusion)
+        problem = None
+        try:
+            semantic = SemanticRoute.open(index, embedder or s.embedder)
+        except VectorsUnreadable as exc:  # lexical search and the verbs answer; meaning search says why not
+            semantic, problem = None, str(exc)
+        research = cls(EmbeddedStore(index, create=False), Lexicon(index), semantic, fusion or s.fusion)
+        research.searcher.vector_problem = problem
+        return research
 
     def __init__(
         self, store: EmbeddedStore, lexicon: Lexicon, semantic: SemanticRoute | None = None, fusion: str = "rrf"

@@ -105,11 +105,12 @@ class BooksEnvelope(BaseModel):
 
 
 class HealthData(BaseModel):
-    status: str
+    status: str  # ok | degraded (some side file unreadable: see problems)
     version: str
     passages: int
     books: int
     corpora: list[str]
+    problems: list[str] = []
 
 
 class HealthEnvelope(BaseModel):
@@ -240,7 +241,12 @@ def create_app(index: Path) -> FastAPI:
         corpora = sorted({r.info.corpus for r in s.store.books(channel=None).values()})
         return HealthEnvelope(
             data=HealthData(
-                status="ok", version=__version__, passages=s.store.count(), books=len(books), corpora=corpora
+                status="degraded" if s.vector_problem else "ok",
+                version=__version__,
+                passages=s.store.count(),
+                books=len(books),
+                corpora=corpora,
+                problems=[s.vector_problem] if s.vector_problem else [],
             )
         )
 

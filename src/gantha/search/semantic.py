@@ -8,6 +8,10 @@ from gantha.embed import Embedder, make_embedder
 from gantha.store.vectors import VectorIndex
 
 
+class VectorsUnreadable(ValueError):
+    """The index's vector files are damaged; lexical search still answers."""
+
+
 class SemanticRoute:
     def __init__(self, embedder: Embedder, vectors: VectorIndex):
         self.embedder = embedder
@@ -17,10 +21,23 @@ class SemanticRoute:
     def open(cls, index: Path, spec: str) -> SemanticRoute | None:
         """The route over the vectors built with ``spec`` in this index, or None if there are none."""
         name = spec.partition("@")[0]  # an embedder's name is its spec without the endpoint
-        if not (VectorIndex(index, name, 0).dir / "meta.json").exists():
+        folder = VectorIndex.folder(index, name)
+        if not (folder / "meta.json").exists():
             return None
         embedder = make_embedder(spec)
-        return cls(embedder, VectorIndex(index, embedder.name, embedder.dim))
+        try:
+            vectors = VectorIndex(index, embedder.name, embedder.dim)
+        except (
+            OSError,
+            ValueError,
+            KeyError,
+            EOFError,
+            TypeError,
+        ) as exc:  # a damaged side file: say so, serve the rest
+            raise VectorsUnreadable(
+                f"the {name} vectors cannot be read ({exc}): delete {folder} and run `gantha embed`"
+            ) from exc
+        return cls(embedder, vectors)
 
     def search(self, text: str, k: int, **filters) -> list[tuple[str, float]]:
         return self.vectors.search(self.embedder.query(text), k, **filters)

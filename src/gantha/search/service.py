@@ -107,6 +107,7 @@ class Searcher:
         self.fusion = fusion
         self.judge = judge
         self.inflect = inflect  # a word → every attested form of its lemma (the ordinary search's expansion)
+        self.vector_problem: str | None = None  # why the vectors could not be read, if they could not
 
     # --- request → store query ---------------------------------------------------------------
 
@@ -344,7 +345,8 @@ class Searcher:
         if self.semantic is None:
             raise SearchError(
                 "mode_unavailable",
-                f"search mode {req.mode.value!r} needs vectors: build them with "
+                self.vector_problem
+                or f"search mode {req.mode.value!r} needs vectors: build them with "
                 "`gantha embed` (corpora in GANTHA_VECTOR_CORPORA)",
             )
         filters = self._filters(req)

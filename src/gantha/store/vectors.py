@@ -30,8 +30,13 @@ def doc_of(row_id: str) -> str:
 
 
 class VectorIndex:
+    @staticmethod
+    def folder(index_dir: Path, embedder: str) -> Path:
+        """Where an embedder's vectors of an index live."""
+        return Path(index_dir) / "vectors" / re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder)
+
     def __init__(self, index_dir: Path, embedder: str, dim: int):
-        self.dir = Path(index_dir) / "vectors" / re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder)
+        self.dir = self.folder(index_dir, embedder)
         self.dim = dim
         self._lock = threading.Lock()
         self.ids: list[str] = []
