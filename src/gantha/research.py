@@ -313,19 +313,21 @@ class Research:
         query = StoreQuery(must=[Clause(field, forms)], filters={"channel": ["pali"]}, limit=1, aggregate=())
         return self.store.search(query).total
 
-    def family(self, word: str, compounds: bool = True) -> Family:
-        """The attested forms (and compounds) of the most likely lemma of ``word``."""
+    def _likely_lemma(self, word: str) -> tuple[str, list[LemmaCandidate], str]:
+        """Typed input as written (``_resolve``), its candidate lemmas, and the most likely one."""
         word = self._resolve(word)
         candidates = self.lemmas(word)
-        return self.words.family(candidates[0].lemma if candidates else word, compounds)
+        return word, candidates, candidates[0].lemma if candidates else word
+
+    def family(self, word: str, compounds: bool = True) -> Family:
+        """The attested forms (and compounds) of the most likely lemma of ``word``."""
+        return self.words.family(self._likely_lemma(word)[2], compounds)
 
     def forms(self, word: str, compounds: bool = True, unattested: bool = False) -> FormsResult:
         """The candidate lemmas of ``word`` and every attested form of the best one, the compounds it
         stands in apart (``compounds``), the forms the tables propose in vain on request (``unattested``)."""
         query = word
-        word = self._resolve(word)
-        candidates = self.lemmas(word)
-        lemma = candidates[0].lemma if candidates else word
+        word, candidates, lemma = self._likely_lemma(word)
         family = self.words.family(lemma, compounds)
         total = self._count("exact", family.words(False)) if family.forms else 0
         with_compounds = self._count("exact", family.words()) if family.compounds else total
@@ -517,12 +519,7 @@ class Research:
             if not family.forms:
                 raise SearchError("unattested_lemma", f"no attested forms of {lemma!r} (see `gantha forms {lemma}`)")
             req = req.model_copy(update={"forms": [*req.forms, *family.words()]})
-        if req.granularity == "sentence":
-            res = self._sentence_search(req)
-        else:  # a lemma's own forms in bold (its definitions) first, not every compound's
-            res = self.searcher.search(
-                req, family.words(False) if family else None, set(family.words()) if family else None
-            )
+        res = self._sentence_search(req) if req.granularity == "sentence" else self.searcher.search(req, family)
         if family:
             res.query_info.lemma = {
                 "lemma": family.lemma,
@@ -532,9 +529,6 @@ class Research:
                 "sources": sorted({s for f in family.forms for s in f.sources}),
             }
             res.query_info.forms = []  # listed once, under lemma
-            self._mark_matches(res, set(family.words(False)), {f.form for f in family.compounds})
-        elif req.forms:
-            self._mark_matches(res, set(res.query_info.forms), set())
         if res.outcome == "past_end":
             res.message = f"no hits on this page: {res.total:,} in all, and the page starts at hit {req.offset + 1:,}"
         if res.total == 0 and req.mode in ("fuzzy", "exact") and not (lemma or req.forms or req.page_ref):
@@ -559,15 +553,6 @@ class Research:
                     res.suggestions = [f.form for f in attested.forms[:20]]
                     break
         return res
-
-    def _mark_matches(self, res: SearchResponse, forms: set[str], compounds: set[str]) -> None:
-        """Each hit's matching forms, and whether one of them is a compound holding the lemma."""
-        passages = self.store.get_ids([f"{h.coordinate}@{h.channel}" for h in res.hits])
-        for h in res.hits:
-            if p := passages.get(f"{h.coordinate}@{h.channel}"):
-                words = [canon(w) for w in WORD_RE.findall(p.text)]
-                h.matched = list(dict.fromkeys(w for w in words if w in forms or w in compounds))
-                h.in_compound = any(w in compounds for w in h.matched)
 
     def _did_you_mean(self, res: SearchResponse) -> None:
         """For a query without hits: the attested words nearest to the first word the texts never write."""

@@ -29,7 +29,7 @@ from gantha.search.highlight import snippet
 from gantha.search.query import ParsedQuery, parse_query
 from gantha.search.rerank import Judge, coverage
 from gantha.search.semantic import SemanticRoute
-from gantha.search.words import Inflection
+from gantha.search.words import Family, Inflection
 from gantha.store.base import Clause, Store, StoreQuery, StoreResult
 from gantha.text.chinese import has_chinese
 from gantha.text.english import content_words
@@ -157,9 +157,7 @@ class Searcher:
             filters["granularity"] = ["paragraph"]
         return filters
 
-    def plan(
-        self, req: SearchRequest, bold_forms: list[str] | None = None
-    ) -> tuple[StoreQuery, QueryInfo, ParsedQuery]:
+    def plan(self, req: SearchRequest, own_forms: list[str] | None = None) -> tuple[StoreQuery, QueryInfo, ParsedQuery]:
         """The store query for a request, with the explanation shown to the caller. ``bold_forms``: the
         forms whose bold occurrences rank first (default: all of ``req.forms``)."""
         normalized, steps = normalize_query_text(req.q, req.scheme)
@@ -215,13 +213,13 @@ class Searcher:
         sq.rank_first += [Clause(bold_field, words[t]) for t in analysed.terms]
         sq.rank_first += [Clause(bold_field, p, "phrase") for p in analysed.phrases]
         sq.rank_first += [Clause(bold_field, [p], "prefix") for p in analysed.prefixes]
-        if forms and bold_forms and len(forms) > len(bold_forms):  # a lemma with its compounds: match any
+        if forms and own_forms and len(forms) > len(own_forms):  # a lemma with its compounds: match any
             sq.must.append(Clause("exact", forms, "set"))  # (thousands for dhamma), rank by its own forms
-            sq.scoring.append(Clause("exact", bold_forms))
-            sq.rank_first.append(Clause("bold_exact", bold_forms))
+            sq.scoring.append(Clause("exact", own_forms))
+            sq.rank_first.append(Clause("bold_exact", own_forms))
         elif forms:
             sq.must.append(Clause("exact", forms))
-            sq.rank_first.append(Clause("bold_exact", bold_forms or forms))
+            sq.rank_first.append(Clause("bold_exact", own_forms or forms))
         if req.bold_only:  # at least one searched word must stand in bold
             sq.should = list(sq.rank_first)
 
@@ -246,19 +244,20 @@ class Searcher:
 
     # --- run ---------------------------------------------------------------------------------
 
-    def search(
-        self, req: SearchRequest, bold_forms: list[str] | None = None, lemma_forms: set[str] | None = None
-    ) -> SearchResponse:
-        """``lemma_forms``: every form (and compound) of one lemma searched for: ranked as one word."""
+    def search(self, req: SearchRequest, family: Family | None = None) -> SearchResponse:
+        """``family``: the lemma whose forms and compounds ``req.forms`` holds: its matches are ranked by its
+        frequency, its own forms' bold occurrences first, and each hit says which forms matched."""
         if req.mode in (SearchMode.SEMANTIC, SearchMode.HYBRID):
             return self.search_fused(req)
         started = time.perf_counter()
-        sq, info, analysed = self.plan(req, bold_forms)
+        sq, info, analysed = self.plan(req, family.words(False) if family else None)
         info.routes = ["lexical"]
-        if lemma_forms and sq.order == "score" and not req.page_ref:
-            result = self._by_lemma(sq, lemma_forms, info)
+        if family and sq.order == "score" and not req.page_ref:
+            result = self._by_lemma(sq, set(family.words()), info)
         else:
             result = self.store.search(sq)
+        every = set(family.words()) if family else set(info.forms)  # forms whose occurrences each hit lists
+        own = set(family.words(False)) if family else every  # the rest are compounds holding the lemma
         analyse = fold if info.field == "fold" else canon
         terms = set(analysed.terms) | set(info.forms)
         hits = []
@@ -267,7 +266,11 @@ class Searcher:
             text, _ = snippet(
                 p.text, analyse, terms, analysed.phrases, analysed.prefixes, inner=analysed.suffixes + analysed.infixes
             )
-            hits.append(self.hit(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref))
+            hit = self.hit(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref)
+            if every:  # a forms or lemma search: which of them stand here, and whether inside a compound
+                hit.matched = list(dict.fromkeys(w for w in (canon(x) for x in WORD_RE.findall(p.text)) if w in every))
+                hit.in_compound = any(w not in own for w in hit.matched)
+            hits.append(hit)
         return SearchResponse.timed(started, result.total, hits, info, aggregations=self.buckets(result.aggregations))
 
     def _by_lemma(self, sq: StoreQuery, forms: set[str], info: QueryInfo) -> StoreResult:
