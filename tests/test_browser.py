@@ -164,9 +164,8 @@ def test_chat_shows_a_refusal(page, base, llm):
 
 def test_chinese_interface(page, base):
     page.goto(base + "/")
-    page.select_option("#lang-select", "zh-Hans")
-    page.wait_for_load_state()
-    assert page.locator("header nav a").first.inner_text() == "检索"
+    page.select_option("#lang-select", "zh-Hans")  # the page reloads in Chinese: wait for the reloaded page
+    playwright_api.expect(page.locator("header nav a").first).to_have_text("检索")
     assert page.locator("html").get_attribute("lang") == "zh-Hans"
     page.goto(base + "/chat")
     assert page.locator("#send").inner_text() == "提问"
