@@ -277,11 +277,10 @@ class Searcher:
         """Every match ranked by the lemma's frequency in it (BM25 with all its forms counted as one word,
         so a paragraph that repeats parivāsaṃ twenty times outranks one naming five rare compounds once),
         bold occurrences first; beyond ``LEMMA_RANKED`` matches, tantivy's BM25 over the forms."""
-        counted = self.store.search(replace(sq, limit=1, offset=0))
+        counted = self.store.search(sq)  # the page as BM25 over the forms ranks it, the total, the aggregations
         if counted.total > LEMMA_RANKED:
             info.notes.append(f"{counted.total} matches: ranked by BM25 over the forms, not by the lemma's frequency")
-            ranked = self.store.search(replace(sq, aggregate=()))
-            return StoreResult(counted.total, ranked.hits, counted.aggregations)
+            return counted
         every = self.store.search(replace(sq, limit=max(counted.total, 1), offset=0, aggregate=()))
         words = {id(h): WORD_RE.findall(h.passage.text.lower()) for h in every.hits}  # stored text is canonical
         average = sum(len(w) for w in words.values()) / max(len(words), 1) or 1
