@@ -10,7 +10,6 @@ from pathlib import Path
 
 from gantha.ingest import ingest_cst, ingest_lexicon, ingest_myanmar, ingest_suttacentral
 from gantha.store.embedded import EmbeddedStore
-from gantha.store.lexicon import Lexicon
 
 from common import CST, INDEX, dir_size
 
@@ -30,7 +29,7 @@ def main() -> None:
         ("dict", "wikipali/dict"),
     ):
         if (data / folder).exists():
-            extra[source] = ingest_lexicon(Lexicon(INDEX), source, data / folder, force=True).seconds
+            extra[source] = ingest_lexicon(EmbeddedStore(INDEX).lexicon(), source, data / folder, force=True).seconds
     store = EmbeddedStore(INDEX)
     for source, run in (("myanmar", ingest_myanmar), ("suttacentral", ingest_suttacentral)):
         if (data / source).exists():

@@ -10,7 +10,6 @@ import time
 
 from gantha.research import Research
 from gantha.store.embedded import EmbeddedStore
-from gantha.store.lexicon import Lexicon
 
 from common import INDEX, percentile
 
@@ -36,7 +35,8 @@ ROUNDS = 20
 
 
 def main() -> None:
-    research = Research(EmbeddedStore(INDEX, create=False), Lexicon(INDEX))
+    store = EmbeddedStore(INDEX, create=False)
+    research = Research(store, store.lexicon())
     report = {}
     for verb, calls in CALLS.items():
         for name, args in calls:  # warm up

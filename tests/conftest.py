@@ -23,7 +23,6 @@ from gantha.ingest import (
     ingest_suttacentral,
 )
 from gantha.store.embedded import EmbeddedStore
-from gantha.store.lexicon import Lexicon
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("GANTHA_TEST_DATA", ROOT.parent / "shared" / "data"))
@@ -73,14 +72,15 @@ def add_sources(index: Path) -> None:
     if _lexicon_built:  # the lexicon does not depend on the books: load it once per session
         shutil.copy(_lexicon_built[0] / "lexicon.sqlite", index / "lexicon.sqlite")
     else:
-        lexicon = Lexicon(index)
+        store = EmbeddedStore(index)
+        lexicon = store.lexicon()
         for source, folder in (
             ("wordstats", "wikipali/word_statistics"),
             ("grammar", "wikipali/grammar"),
             ("dict", "wikipali/dict"),
         ):
             assert ingest_lexicon(lexicon, source, DATA / folder).ok
-        lexicon.close()
+        store.close()
         _lexicon_built.append(index)
     store = EmbeddedStore(index)
     ingest_myanmar(store, DATA / "myanmar")

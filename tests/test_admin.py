@@ -4,6 +4,7 @@ input as JSON errors, and a queue that survives a server restart."""
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -14,7 +15,8 @@ from fastapi.testclient import TestClient
 
 from gantha.api.app import create_app
 from gantha.config import settings
-from gantha.tasks import TaskQueue, TaskRunner
+from gantha.store.embedded import EmbeddedStore
+from gantha.tasks import TaskRunner
 
 from conftest import Server
 
@@ -126,12 +128,12 @@ def test_malformed_cst_upload_is_reported_not_lost(client):
 
 def test_task_left_running_by_a_dead_process_is_resumed(index, tmp_path):
     (tmp_path / "a.md").write_text(NOTE, encoding="utf-8")
-    queue = TaskQueue(index)
+    queue = EmbeddedStore(index).tasks()
     task = queue.submit("ingest", {"source": "markdown", "path": str(tmp_path / "a.md")})
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    queue.update(task.id, state="running", worker=str(dead.pid))
-    runner = TaskRunner(queue, idle=0.1).start()
+    queue.update(task.id, state="running", worker=f"{socket.gethostname()}:{dead.pid}")
+    runner = TaskRunner(index, idle=0.1).start()
     try:
         deadline = time.monotonic() + 120
         while queue.get(task.id).state not in ("done", "failed") and time.monotonic() < deadline:

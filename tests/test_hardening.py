@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from gantha.api.app import create_app
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.vectors import VectorIndex
-from gantha.tasks import MAX_ATTEMPTS, TaskQueue, TaskRunner
+from gantha.tasks import MAX_ATTEMPTS, TaskRunner
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_repeated_and_one_letter_prefixes_are_bounded(client):
 
 
 def test_a_task_that_keeps_killing_the_server_is_given_up(tmp_path):
-    queue = TaskQueue(tmp_path)
+    queue = EmbeddedStore(tmp_path).tasks()
     task = queue.submit("ingest", {"source": "markdown", "path": str(tmp_path)})
     for _ in range(MAX_ATTEMPTS):  # claimed, then the process dies: a restart queues it again
         assert queue.claim().id == task.id
@@ -82,11 +82,11 @@ def test_a_task_waits_while_another_process_writes_the_index(small_index, tmp_pa
     index = tmp_path / "index"
     shutil.copytree(small_index, index)
     (tmp_path / "n.md").write_text("# Note\n\nThe **quuxite** rule.\n", encoding="utf-8")
-    queue = TaskQueue(index)
+    queue = EmbeddedStore(index).tasks()
     task = queue.submit("ingest", {"source": "markdown", "path": str(tmp_path / "n.md")})
     other = EmbeddedStore(index)
     assert other.writer is not None  # another process's ingest holds the index's writer
-    runner = TaskRunner(queue)
+    runner = TaskRunner(index)
     assert runner.step() is False
     waiting = queue.get(task.id)
     assert waiting.state == "queued" and waiting.attempts == 0 and "will retry" in waiting.message

@@ -41,8 +41,8 @@ def test_traditional_and_simplified_queries_find_the_same(research):
         assert "chinese:traditional->simplified" in a.query_info.steps
 
 
-def test_segmentation_keeps_dictionary_terms_and_highlights_original_characters(small_index):
-    terms = (small_index / "zh_terms.txt").read_text(encoding="utf-8").split()
+def test_segmentation_keeps_dictionary_terms_and_highlights_original_characters(small_store):
+    terms = (small_store.get_meta("zh_terms") or "").split()
     assert "夜叉" in terms and "别住" in terms  # built from the dictionaries when Chinese text was first indexed
     assert "别住" in [w for w, _, _ in chinese.tokens("比丘行別住法")]
     chinese.add_words(["舍利弗尊者"])  # a user's term stays whole

@@ -11,12 +11,12 @@ from gantha.model import SearchRequest
 from gantha.research import Research
 from gantha.search.service import SearchError
 from gantha.store.embedded import EmbeddedStore
-from gantha.store.lexicon import Lexicon
 
 
 @pytest.fixture(scope="module")
 def research(small_index) -> Research:
-    return Research(EmbeddedStore(small_index, create=False), Lexicon(small_index))
+    store = EmbeddedStore(small_index, create=False)
+    return Research(store, store.lexicon())
 
 
 def plain(snippet: str) -> str:

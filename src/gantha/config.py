@@ -22,7 +22,13 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="GANTHA_", env_file=".env", extra="ignore")
 
-    index: Path = Field(default_factory=_default_index, description="index directory")
+    index: Path = Field(default_factory=_default_index, description="index directory (the embedded store)")
+    store: str | None = Field(
+        None, description="the index: a folder, or postgresql://… for the PostgreSQL store (overrides GANTHA_INDEX)"
+    )
+    files: Path | None = Field(
+        None, description="folder for uploads and ingest reports of a database store (shared by its servers)"
+    )
     cst_path: Path = Field(Path("../shared/data/cst"), description="CST XML folder used by `gantha up`")
     cst_url: str = Field(DEFAULT_CST_URL, description="archive downloaded when no CST folder is present")
     downloads: Path = Field(default_factory=lambda: Path(user_data_dir("gantha")) / "sources")
@@ -61,6 +67,10 @@ class Settings(BaseSettings):
         description="folders the admin API may ingest from by server path, separated by the OS path separator "
         "(default: the folder holding GANTHA_CST_PATH, and the download folder)",
     )
+
+    def location(self) -> str:
+        """Where the index is: GANTHA_STORE, else GANTHA_INDEX, else a per-user folder."""
+        return self.store or str(self.index)
 
     def allowed_roots(self) -> list[Path]:
         """Folders a server path given to the admin API must lie in (symlinks resolved)."""

@@ -129,6 +129,6 @@ def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"
         samples.append((cos, lex, crosses(q.query, p.text), q.answerable))
     cal = fit_calibration(samples)
     cal.source = f"fitted on {len(samples)} queries ({mode})"
-    cal.save(research.store.path)
+    cal.save(research.store)
     research.judge.calibration = cal
     return cal

@@ -21,10 +21,8 @@ from typing import Any
 from gantha.corpus import bible, cst, dictionary, markdown, myanmar, suttacentral, wikipali
 from gantha.corpus.files import SourceError
 from gantha.model import Passage, comma_list
-from gantha.store.base import BookRecord
-from gantha.store.embedded import EmbeddedStore
+from gantha.store.base import BookRecord, Store
 from gantha.store.lexicon import Lexicon
-from gantha.store.vectors import VectorIndex
 from gantha.text import align, chinese
 from gantha.text.sentences import chunks
 
@@ -68,7 +66,7 @@ Progress = Callable[[str, int, int], None]  # (book id, passages in it, books to
 
 
 def ingest_cst(
-    store: EmbeddedStore,
+    store: Store,
     path: Path,
     *,
     force: bool = False,
@@ -133,7 +131,7 @@ def _counting(passages, record: BookRecord):
 # --- translations ------------------------------------------------------------------------------------
 
 
-def _align(store: EmbeddedStore, book: str, passages: list) -> tuple[list, int]:
+def _align(store: Store, book: str, passages: list) -> tuple[list, int]:
     """Keep the passages whose coordinate exists in the Pali; give them its order, headings and pages."""
     pali = store.get([p.coordinate for p in passages])
     kept = []
@@ -148,7 +146,7 @@ def _align(store: EmbeddedStore, book: str, passages: list) -> tuple[list, int]:
 
 
 def _store_channel(
-    store: EmbeddedStore,
+    store: Store,
     summary: IngestSummary,
     book: str,
     channel,
@@ -184,7 +182,7 @@ def _signature(*files: Path) -> str:
 
 
 def _file_by_file(
-    store: EmbeddedStore,
+    store: Store,
     summary: IngestSummary,
     files: list,
     handle: Callable[[Any], None],
@@ -207,14 +205,12 @@ def _file_by_file(
     return summary
 
 
-def _unchanged(store: EmbeddedStore, corpus: str, book: str, channel: str, signature: str, force: bool) -> bool:
+def _unchanged(store: Store, corpus: str, book: str, channel: str, signature: str, force: bool) -> bool:
     recorded = store.books(corpus, channel=channel).get(f"{corpus}/{book}")
     return not force and recorded is not None and recorded.signature == signature
 
 
-def ingest_myanmar(
-    store: EmbeddedStore, path: Path, *, force: bool = False, progress: Progress | None = None
-) -> IngestSummary:
+def ingest_myanmar(store: Store, path: Path, *, force: bool = False, progress: Progress | None = None) -> IngestSummary:
     """Ingest the Burmese translation as channel ``my``, aligned to the indexed CST paragraphs."""
     started = time.perf_counter()
     summary = IngestSummary("myanmar", str(path))
@@ -231,7 +227,7 @@ def ingest_myanmar(
 
 
 def ingest_suttacentral(
-    store: EmbeddedStore, path: Path, *, force: bool = False, progress: Progress | None = None
+    store: Store, path: Path, *, force: bool = False, progress: Progress | None = None
 ) -> IngestSummary:
     """Align SuttaCentral's Pali and translations to the indexed CST paragraphs, collection by collection.
 
@@ -364,7 +360,7 @@ def ingest_lexicon(lexicon: Lexicon, source: str, path: Path, *, force: bool = F
 
 
 def _replace_book(
-    store: EmbeddedStore, summary: IngestSummary, info, channel, passages: list, signature: str, source: str
+    store: Store, summary: IngestSummary, info, channel, passages: list, signature: str, source: str
 ) -> None:
     store.delete_book(info.corpus, info.book, channel.name)
     store.add(passages)
@@ -385,17 +381,15 @@ def _replace_book(
     summary.bold_terms += sum(len(p.bold) for p in passages)
 
 
-def _chinese_terms(store: EmbeddedStore) -> list[str]:
+def _chinese_terms(store: Store) -> list[str]:
     """The dictionaries' Chinese renderings plus the user's list (GANTHA_ZH_TERMS), for segmentation."""
-    terms = Lexicon(store.path).chinese_terms()
+    terms = store.lexicon().chinese_terms()
     if extra := os.environ.get("GANTHA_ZH_TERMS"):
         terms += chinese.read_words(Path(extra))
     return terms
 
 
-def ingest_bible(
-    store: EmbeddedStore, path: Path, *, force: bool = False, progress: Progress | None = None
-) -> IngestSummary:
+def ingest_bible(store: Store, path: Path, *, force: bool = False, progress: Progress | None = None) -> IngestSummary:
     """Ingest verse-aligned Bible translations (one passage per verse per translation)."""
     started = time.perf_counter()
     summary = IngestSummary("bible", str(path))
@@ -416,7 +410,7 @@ def ingest_bible(
 
 
 def ingest_markdown(
-    store: EmbeddedStore, path: Path, *, force: bool = False, progress: Progress | None = None
+    store: Store, path: Path, *, force: bool = False, progress: Progress | None = None
 ) -> IngestSummary:
     """Ingest a folder of Markdown/text books as heading-aware chunks."""
     started = time.perf_counter()
@@ -457,7 +451,7 @@ def windows(passages: list[Passage], size: int, step: int) -> list[tuple[int, st
     return out
 
 
-def _continuous_texts(store: EmbeddedStore, passages: list[Passage]) -> list[list[Passage]]:
+def _continuous_texts(store: Store, passages: list[Passage]) -> list[list[Passage]]:
     """Passages (in reading order) grouped by the named text (sutta) holding them, else by chapter."""
     groups: dict[object, list[Passage]] = {}
     for p in passages:
@@ -467,7 +461,7 @@ def _continuous_texts(store: EmbeddedStore, passages: list[Passage]) -> list[lis
 
 
 def embed_corpora(
-    store: EmbeddedStore,
+    store: Store,
     embedder,
     targets: list[str],
     *,
@@ -485,7 +479,7 @@ def embed_corpora(
     """
     started = time.perf_counter()
     summary = IngestSummary("embed", ",".join(targets))
-    vectors = VectorIndex(store.path, embedder.name, embedder.dim)
+    vectors = store.vectors(embedder.name, embedder.dim)
     for corpus, channel in vector_targets(targets):
         passages = sorted(store.iter_passages(corpus, channel), key=lambda p: (p.book, p.seq))
         vectors.retain(corpus, {p.doc_id for p in passages}, {channel} if channel else None)

@@ -36,8 +36,8 @@ from gantha.search.rerank import Calibration, EmbeddingReranker, Judge
 from gantha.search.semantic import SemanticRoute, VectorsUnreadable
 from gantha.search.service import Searcher, SearchError
 from gantha.search.words import Family, FormInfo, LemmaCandidate, Words
-from gantha.store.base import Clause, StoreQuery
-from gantha.store.embedded import EmbeddedStore
+from gantha.store.base import Clause, Store, StoreQuery
+from gantha.store.factory import open_store
 from gantha.store.lexicon import Lexicon
 from gantha.text import chinese
 from gantha.text.chinese import has_chinese, to_simplified
@@ -256,27 +256,25 @@ class Research:
     """The research verbs over one index and its lexicon."""
 
     @classmethod
-    def open(cls, index: Path, embedder: str | None = None, fusion: str | None = None) -> Research:
-        """The verbs over the index directory ``index``; embedder and fusion default to the settings."""
+    def open(cls, location: str | Path, embedder: str | None = None, fusion: str | None = None) -> Research:
+        """The verbs over the index at ``location`` (a folder or a database URL); embedder and fusion
+        default to the settings."""
         s = settings()
+        store = open_store(location, create=False)
         problem = None
         try:
-            semantic = SemanticRoute.open(index, embedder or s.embedder)
+            semantic = SemanticRoute.open(store, embedder or s.embedder)
         except VectorsUnreadable as exc:  # lexical search and the verbs answer; meaning search says why not
             semantic, problem = None, str(exc)
-        research = cls(EmbeddedStore(index, create=False), Lexicon(index), semantic, fusion or s.fusion)
+        research = cls(store, store.lexicon(), semantic, fusion or s.fusion)
         research.searcher.vector_problem = problem
         return research
 
-    def __init__(
-        self, store: EmbeddedStore, lexicon: Lexicon, semantic: SemanticRoute | None = None, fusion: str = "rrf"
-    ):
+    def __init__(self, store: Store, lexicon: Lexicon, semantic: SemanticRoute | None = None, fusion: str = "rrf"):
         self.store = store
         self.lexicon = lexicon
         judge = (
-            Judge(EmbeddingReranker(semantic.embedder, semantic.vectors), Calibration.load(store.path))
-            if semantic
-            else None
+            Judge(EmbeddingReranker(semantic.embedder, semantic.vectors), Calibration.load(store)) if semantic else None
         )
         self.words = Words(lexicon, store)
         inflect = self.words.inflection if lexicon is not None else None

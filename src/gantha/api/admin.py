@@ -18,8 +18,9 @@ from pydantic import BaseModel
 
 from gantha.config import settings
 from gantha.ingest import SOURCES
-from gantha.store.embedded import EmbeddedStore
-from gantha.tasks import Task, TaskQueue, save_upload
+from gantha.store.base import Store
+from gantha.store.queue import TaskQueue
+from gantha.tasks import Task, save_upload
 
 UPLOAD_SOURCES = {".md": "markdown", ".markdown": "markdown", ".txt": "markdown", ".xml": "cst"}  # also .gz of these
 MAX_UPLOAD = 50 * 2**20
@@ -48,7 +49,7 @@ def require_key(
         raise AdminError(401, "unauthorized", "missing or wrong API key (X-API-Key header)")
 
 
-def _document(store: EmbeddedStore, key: str) -> dict[str, Any]:
+def _document(store: Store, key: str) -> dict[str, Any]:
     corpus, _, book = key.partition("/")
     records = store.channels(corpus, book)
     if not records:
@@ -79,8 +80,11 @@ def _document(store: EmbeddedStore, key: str) -> dict[str, Any]:
     }
 
 
-def router(index: Path, store: Callable[[], EmbeddedStore], queue: Callable[[], TaskQueue]) -> APIRouter:
+def router(store: Callable[[], Store]) -> APIRouter:
     api = APIRouter(prefix="/api/v1", dependencies=[Depends(require_key)], tags=["admin"])
+
+    def queue() -> TaskQueue:
+        return store().tasks()
 
     def accepted(task: Task) -> JSONResponse:
         return JSONResponse(
@@ -100,7 +104,7 @@ def router(index: Path, store: Callable[[], EmbeddedStore], queue: Callable[[], 
             c["passages"] += r.passages
         for r in records:
             corpora[r.info.corpus]["books"] += 1
-        size = sum(f.stat().st_size for f in index.rglob("*") if f.is_file())
+        size = s.size()
         latest = sorted(every, key=lambda r: r.ingested_at, reverse=True)[:10]
         return {
             "success": True,
@@ -165,7 +169,7 @@ def router(index: Path, store: Callable[[], EmbeddedStore], queue: Callable[[], 
                     400, "invalid_parameter", f"cannot ingest {name!r}: upload Markdown/text (.md, .txt) or CST XML"
                 )
             try:
-                path = save_upload(index, name, data)
+                path = save_upload(store(), name, data)
             except ValueError as exc:
                 raise AdminError(400, "invalid_parameter", str(exc)) from exc
             params = {"source": source, "path": str(path), "upload": name}

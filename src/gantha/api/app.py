@@ -42,8 +42,8 @@ from gantha.research import (
     WordResult,
 )
 from gantha.search.service import Searcher, SearchError, compact
-from gantha.store.embedded import StoreError
-from gantha.tasks import TaskQueue, TaskRunner
+from gantha.store.base import StoreError
+from gantha.tasks import TaskRunner
 from gantha.text.refs import PageRefError
 
 RESOURCE_TYPES = {"cst": "cst", "pali": "cst", "tipitaka": "cst", "bible": "bible", "md": "md", "markdown": "md"}
@@ -129,23 +129,18 @@ def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"success": False, "error": {"code": code, "message": message, **extra}}, status_code=status)
 
 
-def index_generation(index: Path) -> tuple[int, ...]:
-    """Modification times of the files an ingest or a deletion changes (cheap to read per request)."""
-    files = [index / "tantivy" / "meta.json", index / "gantha.sqlite-wal", index / "gantha.sqlite"]
-    files += sorted((index / "vectors").glob("*/meta.json"))
-    return tuple(f.stat().st_mtime_ns if f.exists() else 0 for f in files)
-
-
 MAX_BODY = 2**20  # bytes of a request body outside uploads (a chat question, an ingest request)
 
 
-def create_app(index: Path) -> FastAPI:
-    """The API, web pages and admin over the index at ``index``: opened once, reopened after an ingest."""
+def create_app(location: str | Path) -> FastAPI:
+    """The API, web pages and admin over the index at ``location`` (a folder or a database URL): opened
+    once, reopened when another process changed it."""
+    location = str(location)
     state: dict[str, Any] = {}
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        runner = TaskRunner(queue()).start() if settings().admin_key else None
+        runner = TaskRunner(location).start() if settings().admin_key else None
         yield
         if runner:
             runner.stop()
@@ -172,11 +167,14 @@ def create_app(index: Path) -> FastAPI:
         return response
 
     def research() -> Research:
-        generation = index_generation(index)
-        if state.get("generation") != generation:  # first use, or the index changed under us
-            state["r"] = Research.open(index)
-            state["generation"] = generation
+        current = state.get("r")
+        generation = current.store.generation() if current else None
+        if current is None or state.get("generation") != generation:  # first use, or the index changed under us
+            state["r"] = Research.open(location)
+            state["generation"] = state["r"].store.generation()
             state.pop("agent", None)
+            if current is not None:
+                current.store.close()
         return state["r"]
 
     def agent() -> Agent:
@@ -185,12 +183,7 @@ def create_app(index: Path) -> FastAPI:
             state["agent"] = agent_from_settings(r, settings())
         return state["agent"]
 
-    def queue() -> TaskQueue:
-        if "queue" not in state:
-            state["queue"] = TaskQueue(index)
-        return state["queue"]
-
-    app.include_router(admin.router(index, lambda: research().store, queue))
+    app.include_router(admin.router(lambda: research().store))
 
     @app.exception_handler(admin.AdminError)
     async def _admin(_: Request, exc: admin.AdminError) -> JSONResponse:

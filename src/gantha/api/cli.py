@@ -43,8 +43,9 @@ from gantha.ingest import (
 from gantha.model import MAX_LIMIT, CoordinateError, SearchMode, SearchRequest, comma_list
 from gantha.research import Research
 from gantha.search.service import SearchError, compact
-from gantha.store.embedded import EmbeddedStore, StoreError
-from gantha.store.lexicon import Lexicon
+from gantha.store.base import Store, StoreError
+from gantha.store.factory import open_store
+from gantha.store.sql import redacted
 from gantha.text.refs import PageRefError
 
 COMPOUNDS_SHOWN = 30  # compounds listed by `gantha forms` (all of them with --json)
@@ -55,17 +56,22 @@ err = Console(stderr=True)
 
 SOURCES = (*INGEST_SOURCES, "all")
 IndexOpt = Annotated[
-    Path | None, typer.Option("--index", help="index directory (default: GANTHA_INDEX or a per-user dir)")
+    str | None,
+    typer.Option(
+        "--index",
+        "--store",
+        help="the index: a folder, or postgresql://… (default: GANTHA_STORE, GANTHA_INDEX or a per-user folder)",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable output")]
 BAD_INPUT = (EmbedderError, SearchError, PageRefError, CoordinateError, BookError, FileNotFoundError, ValueError)
 
 
-def _index(index: Path | None) -> Path:
-    return index or settings().index
+def _index(index: str | None) -> str:
+    return index or settings().location()
 
 
-def _research(index: Path | None) -> Research:
+def _research(index: str | None) -> Research:
     return Research.open(_index(index))
 
 
@@ -110,13 +116,14 @@ DATA_LAYOUT = {
 
 
 def _ingest_one(
-    source: str, index: Path, path: Path, force: bool, show_progress: bool, embed: bool = True
+    source: str, index: str, path: Path, force: bool, show_progress: bool, embed: bool = True
 ) -> IngestSummary:
-    if source in LEXICON_SOURCES:
-        with err.status(f"loading {source} from {path}", spinner="dots") if show_progress else contextlib.nullcontext():
-            return ingest_lexicon(Lexicon(index), source, path, force=force)
-    store = EmbeddedStore(index)
+    store = open_store(index)
     try:
+        if source in LEXICON_SOURCES:
+            status = err.status(f"loading {source} from {path}", spinner="dots")
+            with status if show_progress else contextlib.nullcontext():
+                return ingest_lexicon(store.lexicon(), source, path, force=force)
         with tracker(err, source, enabled=show_progress) as progress:
             summary = STORE_INGESTERS[source](store, path, force=force, progress=progress)
         if embed and (targets := vectors_after(source, settings().vector_corpora)):
@@ -130,17 +137,18 @@ def _vector_corpora() -> list[str]:
     return comma_list(settings().vector_corpora)
 
 
-def _embed(store: EmbeddedStore, corpora: list[str], show_progress: bool) -> IngestSummary:
+def _embed(store: Store, corpora: list[str], show_progress: bool) -> IngestSummary:
     embedder = make_embedder(settings().embedder)
     with tracker(err, f"embed {','.join(corpora)}", "vectors", show_progress) as progress:
         return embed_corpora(store, embedder, corpora, progress=progress)
 
 
-def _report(summaries: list[IngestSummary], as_json: bool, index: Path, verbose: bool = False) -> bool:
+def _report(summaries: list[IngestSummary], as_json: bool, index: str, verbose: bool = False) -> bool:
     """Print one line per source (what was left out goes to a report file); return whether files were skipped."""
     for s in summaries:
         if s.skipped or s.details:
-            s.report = str(write_report(s, index / "reports"))
+            with contextlib.closing(open_store(index)) as store:
+                s.report = str(write_report(s, store.files() / "reports"))
     if as_json:
         _print_json(summaries[0].__dict__ if len(summaries) == 1 else [s.__dict__ for s in summaries])
     for s in summaries if not as_json else []:
@@ -173,7 +181,7 @@ def _report(summaries: list[IngestSummary], as_json: bool, index: Path, verbose:
 
 
 def _ingest_all(
-    folder: Path, index: Path, force: bool, show_progress: bool, cst: Path | None = None, embed: bool = True
+    folder: Path, index: str, force: bool, show_progress: bool, cst: Path | None = None, embed: bool = True
 ) -> list[IngestSummary]:
     layout = {**{k: folder / v for k, v in DATA_LAYOUT.items()}, **({"cst": cst} if cst else {})}
     found = [(src, path) for src, path in layout.items() if path.exists()]
@@ -343,7 +351,7 @@ def embed(
     as_json: JsonOpt = False,
 ) -> None:
     """Give vectors to every passage of these corpora that has none (semantic and hybrid search)."""
-    store = EmbeddedStore(_index(index), create=False)
+    store = open_store(_index(index), create=False)
     try:
         summary = _embed(store, comma_list(corpus) or _vector_corpora(), not as_json)
     finally:
@@ -673,12 +681,12 @@ def llm_serve(
 # --- serving --------------------------------------------------------------------------------------
 
 
-def _serve(index: Path, host: str, port: int, workers: int) -> None:
+def _serve(index: str, host: str, port: int, workers: int) -> None:
     import uvicorn
 
-    os.environ["GANTHA_INDEX"] = str(index)
+    os.environ["GANTHA_STORE"] = index
     settings.cache_clear()  # the app, imported below in this process when workers=1, reads it again
-    err.print(f"serving {index} on http://{host}:{port} (API docs at /docs)", highlight=False)
+    err.print(f"serving {redacted(index)} on http://{host}:{port} (API docs at /docs)", highlight=False)
     uvicorn.run("gantha.api.server:app", host=host, port=port, workers=workers, log_level="warning")
 
 
@@ -692,7 +700,7 @@ def serve(
 ) -> None:
     """Serve the HTTP API (OpenAPI at /openapi.json)."""
     s = settings()
-    EmbeddedStore(_index(index), create=False).close()  # fail now, not on the first request
+    open_store(_index(index), create=False).close()  # fail now, not on the first request
     _serve(_index(index), host or s.host, port or s.port, workers or s.workers)
 
 
@@ -724,10 +732,10 @@ def up(
     _serve(_index(index), host or s.host, port or s.port, workers or s.workers)
 
 
-def _embed_while_serving(index: Path, targets: list[str]) -> None:
+def _embed_while_serving(index: str, targets: list[str]) -> None:
     """Build the vectors beside a running server; it reopens the index when they are saved."""
     err.print(f"lexical search is up; embedding {', '.join(targets)} for meaning search …", highlight=False)
-    store = EmbeddedStore(index)
+    store = open_store(index)
     try:
         summary = embed_corpora(store, make_embedder(settings().embedder), targets)
     except Exception as exc:  # the server goes on with lexical search; say why meaning search is off

@@ -11,7 +11,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from gantha.research import Research
-from gantha.store.embedded import StoreError
+from gantha.store.base import StoreError
 from gantha.tools import INSTRUCTIONS, Toolbox
 
 
@@ -28,9 +28,9 @@ def _reporting_errors(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[s
     return wrapper
 
 
-def build_server(index: Path) -> MCPServer:
-    """An MCP server over the index at ``index``."""
+def build_server(location: str | Path) -> MCPServer:
+    """An MCP server over the index at ``location`` (a folder or a database URL)."""
     server = MCPServer("gantha", instructions=INSTRUCTIONS, log_level="WARNING")
-    for fn in Toolbox(Research.open(index)).functions():
+    for fn in Toolbox(Research.open(location)).functions():
         server.tool()(_reporting_errors(fn))
     return server

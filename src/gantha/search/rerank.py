@@ -14,12 +14,12 @@ import json
 import math
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import numpy as np
 
 from gantha.embed import Embedder, EmbedderError
 from gantha.model import Passage
+from gantha.store.base import Store
 from gantha.text.analysis import words
 from gantha.text.chinese import has_chinese
 from gantha.text.english import content_words
@@ -44,12 +44,13 @@ class Calibration:
     w_cross: float = 1.49
 
     @classmethod
-    def load(cls, index: Path) -> Calibration:
-        path = Path(index) / "calibration.json"
-        return cls(**json.loads(path.read_text())) if path.exists() else cls()
+    def load(cls, store: Store) -> Calibration:
+        """The calibration fitted for this index (``gantha eval --calibrate``), or the defaults."""
+        saved = store.get_meta("calibration")
+        return cls(**json.loads(saved)) if saved else cls()
 
-    def save(self, index: Path) -> None:
-        (Path(index) / "calibration.json").write_text(json.dumps(asdict(self), indent=2))
+    def save(self, store: Store) -> None:
+        store.set_meta("calibration", json.dumps(asdict(self)))
 
     def confidence(self, cos: float, coverage: float, cross: float = 0.0) -> float:
         z = self.w_cos * cos + self.w_lex * coverage + self.w_cross * cross + self.bias

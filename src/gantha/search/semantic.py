@@ -2,42 +2,25 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from gantha.embed import Embedder, make_embedder
-from gantha.store.vectors import VectorIndex
+from gantha.store.base import Store, Vectors, VectorsUnreadable
 
-
-class VectorsUnreadable(ValueError):
-    """The index's vector files are damaged; lexical search still answers."""
+__all__ = ["SemanticRoute", "VectorsUnreadable"]
 
 
 class SemanticRoute:
-    def __init__(self, embedder: Embedder, vectors: VectorIndex):
+    def __init__(self, embedder: Embedder, vectors: Vectors):
         self.embedder = embedder
         self.vectors = vectors
 
     @classmethod
-    def open(cls, index: Path, spec: str) -> SemanticRoute | None:
+    def open(cls, store: Store, spec: str) -> SemanticRoute | None:
         """The route over the vectors built with ``spec`` in this index, or None if there are none."""
         name = spec.partition("@")[0]  # an embedder's name is its spec without the endpoint
-        folder = VectorIndex.folder(index, name)
-        if not (folder / "meta.json").exists():
+        if not store.has_vectors(name):
             return None
         embedder = make_embedder(spec)
-        try:
-            vectors = VectorIndex(index, embedder.name, embedder.dim)
-        except (
-            OSError,
-            ValueError,
-            KeyError,
-            EOFError,
-            TypeError,
-        ) as exc:  # a damaged side file: say so, serve the rest
-            raise VectorsUnreadable(
-                f"the {name} vectors cannot be read ({exc}): delete {folder} and run `gantha embed`"
-            ) from exc
-        return cls(embedder, vectors)
+        return cls(embedder, store.vectors(embedder.name, embedder.dim))
 
     def search(self, text: str, k: int, **filters) -> list[tuple[str, float]]:
         return self.vectors.search(self.embedder.query(text), k, **filters)

@@ -1,4 +1,5 @@
-"""The Store protocol: what search needs from an index, whatever backs it (tantivy, OpenSearch).
+"""The Store protocol: everything search, research, ingest, tasks and the surfaces need from an index,
+whatever backs it (tantivy and SQLite on one machine, PostgreSQL shared by many), with its one error type.
 
 Queries reach a store already analysed: the search layer decides the terms, the store only
 matches them. Analysed fields are logical names every backend provides:
@@ -13,10 +14,16 @@ matches them. Analysed fields are logical names every backend provides:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage
+from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage, TextRecord
+
+if TYPE_CHECKING:
+    from gantha.store.lexicon import Lexicon
+    from gantha.store.queue import TaskQueue
 
 FILTER_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity", "primary")
 
@@ -83,9 +90,30 @@ class BookRecord:
     ingested_at: str = ""
 
 
-class Store(Protocol):
-    """An index of passages: add, replace, delete, search, fetch by coordinate."""
+class StoreError(RuntimeError):
+    """The index cannot be used (missing, from another version, unreachable, locked)."""
 
+
+class IndexBusy(StoreError):
+    """Another process holds the index's writer: try again when it is done."""
+
+
+class VectorsUnreadable(StoreError):
+    """An index's vectors are damaged; lexical search still answers."""
+
+
+class Store(Protocol):
+    """An index of passages with its side tables: documents, books, named texts, metadata, the vocabulary
+    of the Pali original, the lexicon, vectors and the task queue.
+
+    Writes are batched: ``add``/``delete*`` take effect together at ``commit`` (durable and visible at
+    once, with the books recorded); ``finish`` ends an ingest (tabulates the vocabulary, releases the
+    writer). Any number of readers may search while one writer works.
+    """
+
+    location: str  # where the index is, for messages (a folder, or a database URL without its password)
+
+    # --- documents ---------------------------------------------------------------------------------
     def add(self, passages: Iterable[Passage]) -> int:
         """Add passages (replacing any with the same coordinate is the caller's delete); return count."""
         ...
@@ -98,16 +126,45 @@ class Store(Protocol):
         """Make every change since the last commit durable and visible, with these books recorded."""
         ...
 
+    def finish(self) -> None:
+        """End a write: tabulate the vocabulary if documents changed, release the writer."""
+        ...
+
     def search(self, query: StoreQuery) -> StoreResult: ...
 
     def get(self, coordinates: list[str], channel: str = "pali") -> dict[str, Passage]:
         """The passages at these coordinates in one channel (absent ones are left out)."""
         ...
 
+    def get_ids(self, doc_ids: list[str]) -> dict[str, Passage]:
+        """Passages by document id (``coordinate@channel``)."""
+        ...
+
     def chapter(self, corpus: str, book: str, chapter: int, channel: str = "pali") -> list[Passage]:
         """Every passage of one chapter of a book, in reading order."""
         ...
 
+    def chapter_title(self, corpus: str, book: str, chapter: int) -> str:
+        """The heading of a book's chapter (from its first passage), or ""."""
+        ...
+
+    def book_passages(
+        self, corpus: str, book: str, channel: str = "pali", seqs: tuple[int, int] | None = None
+    ) -> list[Passage]:
+        """The passages of one book in one channel (``seq`` within ``seqs``, inclusive), in reading order."""
+        ...
+
+    def iter_passages(self, corpus: str, channel: str | None = None) -> list[Passage]:
+        """Every passage of a corpus, in one channel or in any."""
+        ...
+
+    def count(self) -> int: ...
+
+    def page_keys(self, prefix: str, limit: int = 10) -> list[tuple[str, int]]:
+        """Indexed page keys starting with ``prefix`` (``P2.003``), in page order, with paragraph counts."""
+        ...
+
+    # --- books, texts, metadata --------------------------------------------------------------------
     def books(self, corpus: str | None = None, channel: str | None = "pali") -> dict[str, BookRecord]:
         """Recorded books of one channel (None: any) keyed ``corpus/book``."""
         ...
@@ -116,10 +173,99 @@ class Store(Protocol):
         """Every channel recorded for a book."""
         ...
 
+    def all_channels(self) -> list[ChannelInfo]: ...
+
+    def set_texts(self, collection: str, rows: list[TextRecord]) -> None: ...
+
+    def text(self, uid: str) -> TextRecord | None: ...
+
+    def texts(self, prefix: str = "") -> list[TextRecord]: ...
+
+    def text_at(self, corpus: str, book: str, seq: int) -> TextRecord | None: ...
+
+    def get_meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    def fix_chinese_terms(self, terms: list[str]) -> None: ...
+
+    def size(self) -> int:
+        """Bytes the index takes (documents, side tables, vectors)."""
+        ...
+
+    def generation(self) -> str:
+        """Changes whenever a write (documents, vectors, side tables) becomes visible: cheap, for reopening."""
+        ...
+
+    # --- vocabulary of the Pali original -------------------------------------------------------------
+    def rebuild_vocabulary(self) -> int: ...
+
     def vocabulary(self, prefix: str, limit: int = 10) -> list[tuple[str, str, int]]:
         """Words whose folded form starts with ``prefix``: (folded, form, paragraphs), most frequent first."""
         ...
 
-    def count(self) -> int: ...
+    def word_counts(self, forms: list[str]) -> dict[str, tuple[int, int]]: ...
+
+    def words_around(self, part: str, *, ending: bool, limit: int = 2000) -> list[tuple[str, int, int]]: ...
+
+    def nearest_words(self, folded: str, limit: int = 5, max_edits: int = 2) -> list[tuple[str, int]]: ...
+
+    def forms_by_fold(self, folded: str) -> list[tuple[str, int, int]]: ...
+
+    # --- side services -----------------------------------------------------------------------------
+    def lexicon(self) -> Lexicon:
+        """The word analyses, ending tables and dictionaries loaded beside this index."""
+        ...
+
+    def vectors(self, embedder: str, dim: int) -> Vectors:
+        """The vectors one embedder built for this index (empty if none yet)."""
+        ...
+
+    def vector_sets(self) -> list[str]:
+        """The embedders that have vectors in this index."""
+        ...
+
+    def has_vectors(self, embedder: str) -> bool: ...
+
+    def tasks(self) -> TaskQueue:
+        """The durable queue of ingestion and deletion tasks."""
+        ...
+
+    def writer_lock(self) -> AbstractContextManager[bool]:
+        """Hold the one-writer lock if free; yield whether it was acquired."""
+        ...
+
+    def files(self) -> Path:
+        """A local folder for this index's files (uploads, ingest reports)."""
+        ...
 
     def close(self) -> None: ...
+
+
+class Vectors(Protocol):
+    """Vectors of one embedder: rows keyed by document id (a long passage has one per chunk, ``…#1``)."""
+
+    dim: int
+    ids: list[str]
+
+    def __len__(self) -> int: ...
+
+    def __contains__(self, doc_id: str) -> bool: ...
+
+    def documents(self) -> int: ...
+
+    def checksum(self, doc_id: str) -> int | None: ...
+
+    def add(self, ids: list[str], vectors: Any, meta: list[tuple[str, str, str, int, bool]]) -> None: ...
+
+    def remove(self, doc_ids: list[str]) -> None: ...
+
+    def retain(self, corpus: str, doc_ids: set[str], channels: set[str] | None = None) -> int: ...
+
+    def save(self) -> None:
+        """Make the rows added or removed since the last save visible to readers, all at once."""
+        ...
+
+    def similarity(self, doc_id: str, query: Any) -> float | None: ...
+
+    def search(self, query: Any, k: int = 10, **filters: Any) -> list[tuple[str, float]]: ...

@@ -1,14 +1,12 @@
-"""The lexicon beside an index: word analysis, ending tables and dictionaries, in SQLite.
+"""The lexicon beside an index: word analysis, ending tables and dictionaries, in SQL.
 
-Kept in ``lexicon.sqlite`` in the index directory whatever the passage store is (tantivy or
-OpenSearch): it is small, read-mostly, and needed by every backend alike.
+Small and read-mostly, needed by every backend alike: the embedded store keeps it in
+``lexicon.sqlite`` in the index folder, the PostgreSQL store in its database.
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
-import threading
 from functools import cached_property
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import orjson
 
 from gantha.corpus.dictionary import DictEntry
 from gantha.corpus.wikipali import EndingRule, SandhiRule, WordAnalysis
+from gantha.store.sql import Database
 from gantha.text.chinese import has_chinese, to_simplified
 from gantha.text.inflect import EXTRA_SANDHI
 from gantha.text.pali import fold
@@ -32,23 +31,19 @@ CREATE TABLE IF NOT EXISTS dict (word TEXT, fold TEXT, dictionary TEXT, language
                                  parent TEXT, meanings TEXT, note TEXT, factors TEXT);
 CREATE INDEX IF NOT EXISTS dict_word ON dict (word);
 CREATE INDEX IF NOT EXISTS dict_fold ON dict (fold);
-CREATE TABLE IF NOT EXISTS sources (name TEXT PRIMARY KEY, path TEXT, rows INTEGER, signature TEXT);
+CREATE TABLE IF NOT EXISTS sources (name TEXT PRIMARY KEY, path TEXT, rows INTEGER, signature TEXT)
 """
 
 
 class Lexicon:
-    """Read and load the lexicon tables of one index directory."""
+    """Read and load the lexicon tables of one index."""
 
-    def __init__(self, index: Path):
-        Path(index).mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(Path(index) / "lexicon.sqlite", check_same_thread=False)
-        with self._db:
-            self._db.executescript(_SCHEMA)
+    def __init__(self, db: Database):
+        self.db = db
+        db.script(_SCHEMA)
 
     def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
-        with self._lock:
-            return self._db.execute(sql, args).fetchall()
+        return self.db.query(sql, args)
 
     def sources(self) -> dict[str, tuple[int, str]]:
         """Loaded sources: name → (rows, signature of the files they came from)."""
@@ -57,11 +52,14 @@ class Lexicon:
     # --- loading ---------------------------------------------------------------------------------
 
     def _replace(self, table: str, name: str, path: Path, rows: list[tuple], width: int, signature: str = "") -> int:
-        marks = ",".join("?" * width)
-        with self._lock, self._db:
-            self._db.execute(f"DELETE FROM {table}")
-            self._db.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
-            self._db.execute("INSERT OR REPLACE INTO sources VALUES (?,?,?,?)", (name, str(path), len(rows), signature))
+        with self.db.transaction():
+            self.db.execute(f"DELETE FROM {table}")
+            self.db.insert(table, rows, width)
+            self.db.execute(
+                "INSERT INTO sources VALUES (?,?,?,?) ON CONFLICT (name) DO UPDATE SET path=excluded.path, "
+                "rows=excluded.rows, signature=excluded.signature",
+                (name, str(path), len(rows), signature),
+            )
         for cached in ("endings", "sandhi", "_chinese_meanings", "_english_meanings"):
             self.__dict__.pop(cached, None)
         return len(rows)
@@ -114,7 +112,8 @@ class Lexicon:
     def bases_of(self, word: str) -> list[tuple[str, int, str]]:
         """WikiPali's analyses of a word: (base, occurrences, type), most frequent first."""
         return self._query(
-            "SELECT base, SUM(count), type FROM analysis WHERE word=? GROUP BY base ORDER BY SUM(count) DESC", (word,)
+            "SELECT base, SUM(count), MAX(type) FROM analysis WHERE word=? GROUP BY base ORDER BY SUM(count) DESC",
+            (word,),
         )
 
     def forms_of(self, base: str) -> list[tuple[str, int]]:
@@ -203,4 +202,4 @@ class Lexicon:
         return [(word, meaning) for word, (_, meaning) in best[:limit]]
 
     def close(self) -> None:
-        self._db.close()
+        self.db.close()

@@ -18,7 +18,7 @@ from pathlib import Path
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _lock = threading.Lock()
 _user_words: set[str] = set()
-_pending: list[Path] = []  # user dictionaries to load when the segmenter first starts
+_pending: list[str] = []  # terms to teach the segmenter when it first starts
 
 
 def has_chinese(text: str) -> bool:
@@ -44,8 +44,7 @@ def _segmenter():
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.Tokenizer()
     tokenizer.initialize()
-    for path in _pending:
-        _add(tokenizer, read_words(path))
+    _add(tokenizer, _pending)
     return tokenizer
 
 
@@ -66,14 +65,14 @@ def _add(seg, words: Iterable[str]) -> int:
     return n
 
 
-def register_user_dictionary(path: Path) -> None:
-    """Use this word list (one term per line) for every segmentation, from the first one on."""
-    path = Path(path)
-    if path in _pending:
-        return
-    _pending.append(path)
+def register_words(words: Iterable[str]) -> None:
+    """Use these terms for every segmentation, from the first one on (an index's fixed term list)."""
+    words = list(words)
     if _segmenter.cache_info().currsize:  # already running: add the words now
-        _add(_segmenter(), read_words(path))
+        _add(_segmenter(), words)
+    else:
+        with _lock:
+            _pending.extend(words)
 
 
 def add_words(words: Iterable[str]) -> int:

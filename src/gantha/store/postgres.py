@@ -1,0 +1,722 @@
+"""The PostgreSQL store: the whole index in one database that several gantha servers share.
+
+Documents are rows of ``docs`` (filter columns, the stored passage as JSON); their analysed fields
+are an inverted index in ``postings`` (field, term, document, term frequency, field length,
+positions), with document frequencies in ``terms`` and token totals in ``field_stats``, so that
+ranking is BM25 as in the embedded store (same analysis, same formula: k1 1.2, b 0.75, field lengths
+rounded as tantivy stores them), totals and aggregations exact. Side tables, the lexicon,
+the task queue and the vectors (pgvector) live beside them in the same database.
+
+One writer at a time (an advisory lock; another gets :class:`IndexBusy`): its changes run in one
+open transaction on its own connection and become visible together at ``commit``; a writer that
+dies mid-way leaves the last commit, since PostgreSQL rolls the rest back. Readers never wait.
+
+Needs PostgreSQL 13+ with the ``vector`` extension (pgvector) available; the role must be able to
+create tables (and the extension, unless an administrator created it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+from platformdirs import user_data_dir
+
+from gantha.model import Passage
+from gantha.store.base import BookRecord, Clause, IndexBusy, StoreError, StoreHit, StoreQuery, StoreResult
+from gantha.store.lexicon import Lexicon
+from gantha.store.queue import TaskQueue
+from gantha.store.sql import DatabaseError, PostgresDatabase, redacted
+from gantha.store.tables import LAST, TableStore
+from gantha.store.vectors import RowMeta, doc_of
+from gantha.text.analysis import index_texts
+from gantha.text.pali import WORD_RE
+
+FIELDS = ("fold", "exact", "bold_fold", "bold_exact", "page_refs", "page_starts")
+FIELD = {name: i for i, name in enumerate(FIELDS)}
+TEXT_FIELDS = ("fold", "exact", "bold_fold", "bold_exact")  # tokenized, ranked by BM25
+RANK_FIRST_SCORE = 1000.0
+BM25_K1, BM25_B = 1.2, 0.75
+LONGEST_TOKEN = 120  # bytes, as the embedded analyzer drops longer tokens
+DOCS = -1  # the row of field_stats that counts documents
+WRITER_LOCK, TASK_LOCK = 0x67616E7401, 0x67616E7402  # advisory lock keys: the document writer, the task runner
+SCHEMA = """
+CREATE EXTENSION IF NOT EXISTS vector;
+CREATE SEQUENCE IF NOT EXISTS doc_numbers;
+CREATE TABLE IF NOT EXISTS docs (id BIGINT PRIMARY KEY, doc_id TEXT NOT NULL UNIQUE, corpus TEXT, book TEXT,
+    category TEXT, channel TEXT, granularity TEXT, is_primary BOOLEAN, language TEXT[], tags TEXT[], seq INTEGER,
+    chapter INTEGER, passage TEXT);
+CREATE INDEX IF NOT EXISTS docs_book ON docs (corpus, book, channel, seq);
+CREATE INDEX IF NOT EXISTS docs_chapter ON docs (corpus, book, chapter, seq);
+CREATE TABLE IF NOT EXISTS postings (field SMALLINT, term TEXT, doc BIGINT, tf INTEGER, len INTEGER, pos INTEGER[]);
+CREATE INDEX IF NOT EXISTS postings_term ON postings (field, term) INCLUDE (doc, tf, len);
+CREATE INDEX IF NOT EXISTS postings_doc ON postings (doc);
+CREATE TABLE IF NOT EXISTS terms (field SMALLINT, term TEXT, df BIGINT, rev TEXT, PRIMARY KEY (field, term));
+CREATE INDEX IF NOT EXISTS terms_rev ON terms (field, rev);
+CREATE TABLE IF NOT EXISTS field_stats (field SMALLINT PRIMARY KEY, tokens BIGINT);
+CREATE TABLE IF NOT EXISTS vectors (embedder TEXT, row_id TEXT, doc_id TEXT, corpus TEXT, channel TEXT,
+    language TEXT, book TEXT, crc BIGINT, is_primary BOOLEAN, embedding vector);
+CREATE INDEX IF NOT EXISTS vectors_doc ON vectors (embedder, doc_id)
+"""
+
+
+def _fieldnorms() -> list[int]:
+    """The field lengths BM25 sees in tantivy, which keeps a length in one byte: exact up to 40, then eight
+    steps per doubling (40, 42 … 56, 60 … 88, 96 …); a length counts as the largest of these not above it."""
+    out, value, step = list(range(41)), 40, 2
+    while len(out) < 256:
+        for _ in range(min(8, 256 - len(out))):
+            value += step
+            out.append(value)
+        step *= 2
+    return out
+
+
+FIELDNORMS = _fieldnorms()
+
+
+def fieldnorm(length: int) -> int:
+    return FIELDNORMS[bisect_right(FIELDNORMS, length) - 1]
+
+
+def _tokens(text: str) -> list[str]:
+    """The words of an analysed field, as the embedded store's tokenizer cuts them."""
+    return [t for t in WORD_RE.findall(text.lower()) if len(t.encode()) < LONGEST_TOKEN]
+
+
+class PostgresStore(TableStore):
+    """Store in a PostgreSQL database (see module docstring)."""
+
+    def __init__(self, url: str, *, create: bool = True):
+        self.url = url
+        self.location = redacted(url)
+        try:
+            self.db = PostgresDatabase(url)
+            if not create and not self.db.query("SELECT to_regclass('docs')")[0][0]:
+                raise StoreError(f"no index in {self.location} (run `gantha ingest … --store URL` first)")
+            with self.db.transaction():
+                self.db.execute("SELECT pg_advisory_xact_lock(?)", (WRITER_LOCK + 1,))  # one schema creator
+                self.db.script(SCHEMA)
+            self._init_tables(self.location)
+        except DatabaseError as exc:
+            raise StoreError(str(exc)) from exc
+        except Exception as exc:  # psycopg errors: missing extension, no privilege …
+            if type(exc).__module__.startswith("psycopg"):
+                raise StoreError(f"cannot open the index in {self.location}: {exc}") from exc
+            raise
+        self._writer: Any = None  # the writer's own connection, in one open transaction until commit
+        self._changed = False
+        self._chapter_titles: dict[tuple[str, str, int], str] = {}
+
+    # --- writing -----------------------------------------------------------------------------------
+
+    @property
+    def writer(self) -> Any:
+        if self._writer is None:
+            import psycopg
+
+            conn = psycopg.connect(self.url)
+            if not conn.execute("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,)).fetchone()[0]:
+                conn.close()
+                raise IndexBusy(f"the index in {self.location} is being written by another process")
+            conn.commit()
+            self._writer = conn
+        return self._writer
+
+    def _write(self, sql: str, args: Iterable[Any] = ()) -> Any:
+        return self.writer.execute(sql.replace("?", "%s"), tuple(args) or None)
+
+    def add(self, passages: Iterable[Passage]) -> int:
+        conn = self.writer
+        docs, postings = [], []
+        df: Counter[tuple[int, str]] = Counter()
+        batch = list(passages)
+        tokens: Counter[int] = Counter({DOCS: len(batch)})
+        if not batch:
+            return 0
+        first = conn.execute("SELECT nextval('doc_numbers') FROM generate_series(1, %s)", (len(batch),)).fetchall()
+        for (number,), p in zip(first, batch, strict=True):
+            folded, exact = index_texts(p.text)
+            fields = {"fold": folded, "exact": exact}
+            if p.bold:
+                fields["bold_fold"], fields["bold_exact"] = index_texts(" \n ".join(p.bold))
+            for name, text in fields.items():
+                words = _tokens(text)
+                tokens[FIELD[name]] += len(words)
+                where: dict[str, list[int]] = {}
+                for i, w in enumerate(words):
+                    where.setdefault(w, []).append(i)
+                norm = fieldnorm(len(words))
+                for term, pos in where.items():
+                    postings.append((FIELD[name], term, number, len(pos), norm, pos))
+                    df[FIELD[name], term] += 1
+            for name in ("page_refs", "page_starts"):  # one token per value, as a raw field
+                values = list(dict.fromkeys(getattr(p, name)))
+                tokens[FIELD[name]] += len(values)
+                for term in values:
+                    postings.append((FIELD[name], term, number, 1, fieldnorm(len(values)), [0]))
+                    df[FIELD[name], term] += 1
+            languages = sorted({p.language, p.language.split("-")[0]})
+            where_in_book = (p.tags, p.seq, p.chapter, orjson.dumps(p).decode())
+            docs.append(
+                (
+                    number,
+                    p.doc_id,
+                    p.corpus,
+                    p.book,
+                    p.category,
+                    p.channel,
+                    p.granularity,
+                    p.primary,
+                    languages,
+                    *where_in_book,
+                )
+            )
+        with conn.cursor() as cur:
+            with cur.copy("COPY docs FROM STDIN") as copy:
+                for row in docs:
+                    copy.write_row(row)
+            with cur.copy("COPY postings FROM STDIN") as copy:
+                for row in postings:
+                    copy.write_row(row)
+            self._count_terms(cur, df, tokens, +1)
+        self._changed = True
+        return len(batch)
+
+    @staticmethod
+    def _count_terms(cur: Any, df: Counter[tuple[int, str]], tokens: Counter[int], sign: int) -> None:
+        """Add (``sign`` +1) or take away (-1) these document frequencies and token totals."""
+        cur.execute("CREATE TEMP TABLE IF NOT EXISTS term_delta (field SMALLINT, term TEXT, df BIGINT, rev TEXT)")
+        cur.execute("TRUNCATE term_delta")
+        with cur.copy("COPY term_delta FROM STDIN") as copy:
+            for (field, term), n in df.items():
+                copy.write_row((field, term, sign * n, term[::-1]))
+        cur.execute(
+            "INSERT INTO terms SELECT * FROM term_delta ON CONFLICT (field, term) "
+            "DO UPDATE SET df = terms.df + excluded.df"
+        )
+        for field, n in tokens.items():
+            cur.execute(
+                "INSERT INTO field_stats VALUES (%s, %s) ON CONFLICT (field) DO UPDATE "
+                "SET tokens = field_stats.tokens + excluded.tokens",
+                (field, sign * n),
+            )
+
+    def _delete_where(self, where: str, args: tuple) -> None:
+        """Remove the documents matching a condition on ``docs``, with their postings and term counts."""
+        with self.writer.cursor() as cur:
+            cur.execute("CREATE TEMP TABLE IF NOT EXISTS gone (id BIGINT PRIMARY KEY)")
+            cur.execute("TRUNCATE gone")
+            cur.execute(f"INSERT INTO gone SELECT id FROM docs WHERE {where.replace('?', '%s')}", args)
+            rows = cur.execute(
+                "SELECT p.field, p.term, count(*), sum(p.tf) FROM postings p JOIN gone g ON g.id = p.doc "
+                "GROUP BY p.field, p.term"
+            ).fetchall()
+            df = Counter({(f, t): n for f, t, n, _ in rows})
+            tokens: Counter[int] = Counter({DOCS: cur.execute("SELECT count(*) FROM gone").fetchone()[0]})
+            for f, _, _, tf in rows:
+                tokens[f] += tf
+            if tokens[DOCS]:
+                self._count_terms(cur, df, tokens, -1)
+                cur.execute("DELETE FROM terms WHERE df <= 0")
+            cur.execute("DELETE FROM postings WHERE doc IN (SELECT id FROM gone)")
+            cur.execute("DELETE FROM docs WHERE id IN (SELECT id FROM gone)")
+        self._changed = True
+
+    def delete_book(self, corpus: str, book: str, channel: str = "pali") -> None:
+        self._delete_where("corpus=? AND book=? AND channel=?", (corpus, book, channel))
+        self._unrecord_book(corpus, book, channel)
+        self._forget()
+        self._chapter_titles.clear()
+
+    def delete(self, coordinates: Iterable[str], channel: str = "pali") -> None:
+        ids = [f"{c}@{channel}" for c in coordinates]
+        if ids:
+            self._delete_where("doc_id = ANY(?)", (ids,))
+
+    def commit(self, books: Iterable[BookRecord] = ()) -> None:
+        if self._writer is not None:
+            self._writer.commit()
+        self._record_books(list(books))  # only after the documents are durable: a crash re-ingests the book
+        self._bump()
+        self._forget()
+        self._chapter_titles.clear()
+
+    def finish(self) -> None:
+        """Release the writer and tabulate the vocabulary if documents changed."""
+        if self._writer is not None:
+            self._writer.rollback()  # nothing uncommitted is kept
+            self._writer.close()
+            self._writer = None
+        if self._changed or not self.has_vocabulary():
+            self.rebuild_vocabulary()
+            self._changed = False
+            self._bump()
+
+    def _bump(self) -> None:
+        """Tell the readers of every server that the index changed."""
+        self.db.execute(
+            "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE "
+            "SET value = (CAST(meta.value AS BIGINT) + 1)::text"
+        )
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.rollback()
+            self._writer.close()
+            self._writer = None
+        self.db.close()
+
+    # --- reading -----------------------------------------------------------------------------------
+
+    def count(self) -> int:
+        rows = self.db.query("SELECT tokens FROM field_stats WHERE field=?", (DOCS,))
+        return int(rows[0][0]) if rows else 0
+
+    def _stats(self) -> tuple[int, dict[int, float]]:
+        """Documents in the index and the average length of each text field (BM25's N and avgdl)."""
+        tokens = {f: int(n) for f, n in self.db.query("SELECT field, tokens FROM field_stats")}
+        n = tokens.get(DOCS) or 1
+        return n, {i: max(tokens.get(i, 0) / n, 1e-9) for i in range(len(FIELDS))}
+
+    def search(self, q: StoreQuery) -> StoreResult:
+        plan = _Plan(self, q)
+        sql, args = plan.page()
+        rows = self.db.query(sql, args)
+        total = rows[0][3] if rows else (self.db.query(*plan.total())[0][0] if q.offset else 0)
+        reading = q.order == "reading"
+        hits = [
+            StoreHit(Passage(**orjson.loads(passage)), 1.0 if reading else float(score), bool(first and q.rank_first))
+            for passage, score, first, _ in rows
+        ]
+        return StoreResult(total, hits, plan.aggregations() if q.aggregate else {})
+
+    def _passages(self, where: str, args: tuple, order: str = "seq") -> list[Passage]:
+        rows = self.db.query(f"SELECT passage FROM docs WHERE {where} ORDER BY {order}", args)
+        return [Passage(**orjson.loads(r[0])) for r in rows]
+
+    def get(self, coordinates: list[str], channel: str = "pali") -> dict[str, Passage]:
+        found = self.get_ids([f"{c}@{channel}" for c in coordinates])
+        return {p.coordinate: p for p in found.values()}
+
+    def get_ids(self, doc_ids: list[str]) -> dict[str, Passage]:
+        if not doc_ids:
+            return {}
+        return {p.doc_id: p for p in self._passages("doc_id = ANY(?)", (list(doc_ids),), "id")}
+
+    def chapter(self, corpus: str, book: str, chapter: int, channel: str = "pali") -> list[Passage]:
+        return self._passages("corpus=? AND book=? AND channel=? AND chapter=?", (corpus, book, channel, chapter))
+
+    def chapter_title(self, corpus: str, book: str, chapter: int) -> str:
+        key = (corpus, book, chapter)
+        if key not in self._chapter_titles:
+            rows = self.db.query(
+                "SELECT passage FROM docs WHERE corpus=? AND book=? AND chapter=? ORDER BY seq LIMIT 1",
+                (corpus, book, chapter),
+            )
+            self._chapter_titles[key] = Passage(**orjson.loads(rows[0][0])).chapter_title if rows else ""
+        return self._chapter_titles[key]
+
+    def book_passages(
+        self, corpus: str, book: str, channel: str = "pali", seqs: tuple[int, int] | None = None
+    ) -> list[Passage]:
+        if seqs:
+            return self._passages(
+                "corpus=? AND book=? AND channel=? AND seq BETWEEN ? AND ?", (corpus, book, channel, *seqs)
+            )
+        return self._passages("corpus=? AND book=? AND channel=?", (corpus, book, channel))
+
+    def iter_passages(self, corpus: str, channel: str | None = None) -> list[Passage]:
+        if channel:
+            return self._passages("corpus=? AND channel=?", (corpus, channel), "id")
+        return self._passages("corpus=?", (corpus,), "id")
+
+    def page_keys(self, prefix: str, limit: int = 10) -> list[tuple[str, int]]:
+        rows = self.db.query(
+            "SELECT term, df FROM terms WHERE field=? AND term >= ? AND term < ? ORDER BY term LIMIT ?",
+            (FIELD["page_refs"], prefix, prefix + LAST, limit),
+        )
+        return [(t, int(n)) for t, n in rows]
+
+    def _pali_terms(self) -> tuple[list[tuple[str, int]], dict[str, int]]:
+        def counted(field: str) -> list[tuple[str, int]]:
+            return self.db.query(
+                "SELECT p.term, count(*) AS n FROM postings p JOIN docs d ON d.id = p.doc "
+                "WHERE p.field = ? AND d.channel = 'pali' GROUP BY p.term ORDER BY n DESC, p.term",
+                (FIELD[field],),
+            )
+
+        return [(t, int(n)) for t, n in counted("exact")], {t: int(n) for t, n in counted("bold_exact")}
+
+    def generation(self) -> str:
+        return self.get_meta("generation") or "0"
+
+    def size(self) -> int:
+        return int(self.db.query("SELECT pg_database_size(current_database())")[0][0])
+
+    # --- side services -----------------------------------------------------------------------------
+
+    @cached_property
+    def _lexicon(self) -> Lexicon:
+        return Lexicon(self.db)
+
+    def lexicon(self) -> Lexicon:
+        return self._lexicon
+
+    def vectors(self, embedder: str, dim: int) -> PgVectors:
+        return PgVectors(self, embedder, dim)
+
+    def vector_sets(self) -> list[str]:
+        return [r[0] for r in self.db.query("SELECT DISTINCT embedder FROM vectors ORDER BY embedder")]
+
+    def has_vectors(self, embedder: str) -> bool:
+        return bool(self.db.query("SELECT 1 FROM vectors WHERE embedder=? LIMIT 1", (embedder,)))
+
+    @cached_property
+    def _tasks(self) -> TaskQueue:
+        return TaskQueue(self.db)
+
+    def tasks(self) -> TaskQueue:
+        return self._tasks
+
+    @contextlib.contextmanager
+    def writer_lock(self) -> Iterator[bool]:
+        """The task runners' lock (one task at a time across every server on this database)."""
+        if not self.db.advisory_lock(TASK_LOCK):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            self.db.advisory_unlock(TASK_LOCK)
+
+    def files(self) -> Path:
+        """GANTHA_FILES (a folder every server can read, for uploads), else a per-user folder for this database."""
+        from gantha.config import settings
+
+        name = hashlib.sha1(self.location.encode()).hexdigest()[:12]
+        folder = settings().files or Path(user_data_dir("gantha")) / "stores" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+
+class _Plan:
+    """A StoreQuery as SQL: a candidate table of (doc, score, first) built from the clauses, then filtered."""
+
+    def __init__(self, store: PostgresStore, q: StoreQuery):
+        self.store, self.q = store, q
+        self.n, self.avg = store._stats()
+        self.args: list[Any] = []
+        self.parts: list[str] = []  # SELECT doc, s, role, k, grp  (role: must, should, alt, not, score, first)
+        for k, c in enumerate(q.must):
+            self._clause(c, "must", k, 0, ranked=True)
+        for c in q.should:
+            self._clause(c, "should", 0, 0, ranked=True)
+        for g, group in enumerate(q.alternatives):
+            for k, c in enumerate(group):
+                self._clause(c, "alt", k, g, ranked=True)
+        for c in q.must_not:
+            self._clause(c, "not", 0, 0, ranked=False)
+        for c in q.scoring:
+            self._clause(c, "score", 0, 0, ranked=True)
+        for c in q.rank_first:
+            self._clause(c, "first", 0, 0, ranked=False)
+        self.selecting = bool(q.must or q.should or any(q.alternatives))
+        self.filters = self._filters()
+
+    def _arg(self, value: Any) -> str:
+        self.args.append(value)
+        return "?"
+
+    def _clause(self, c: Clause, role: str, k: int, group: int, *, ranked: bool) -> None:
+        field = FIELD[c.field]
+        tag = f"'{role}', {k}, {group}"
+        if c.kind == "phrase" and len(c.tokens) > 1:
+            self.parts.append(self._phrase(field, c.tokens, tag))
+            return
+        terms = c.tokens
+        if c.kind in ("prefix", "suffix", "infix"):
+            terms = self._expand(field, c.tokens, c.kind)
+            ranked = False
+        elif c.kind == "set":
+            ranked = False
+        if ranked:
+            avg = self.avg[field]
+            self.parts.append(
+                f"SELECT p.doc, SUM(w.idf * p.tf * {BM25_K1 + 1} / (p.tf + {BM25_K1} * "
+                f"(1 - {BM25_B} + {BM25_B} * p.len / {avg}))), {tag} FROM postings p JOIN "
+                f"(SELECT term, ln(1 + ({self.n} - df + 0.5) / (df + 0.5)) AS idf FROM terms "
+                f"WHERE field = {field} AND term = ANY({self._arg(list(terms))})) w ON w.term = p.term "
+                f"WHERE p.field = {field} GROUP BY p.doc"
+            )
+        else:
+            self.parts.append(
+                f"SELECT DISTINCT p.doc, 1.0, {tag} FROM postings p "
+                f"WHERE p.field = {field} AND p.term = ANY({self._arg(list(terms))})"
+            )
+
+    def _expand(self, field: int, parts: list[str], kind: str) -> list[str]:
+        """The indexed terms a prefix, suffix or infix stands for (as tantivy walks its term dictionary)."""
+        found: list[str] = []
+        for part in parts:
+            if kind == "prefix":
+                sql, args = (
+                    "SELECT term FROM terms WHERE field=? AND term >= ? AND term < ?",
+                    (field, part, part + LAST),
+                )
+            elif kind == "suffix":
+                rev = part[::-1]
+                sql, args = "SELECT term FROM terms WHERE field=? AND rev >= ? AND rev < ?", (field, rev, rev + LAST)
+            else:
+                sql, args = "SELECT term FROM terms WHERE field=? AND strpos(term, ?) > 0", (field, part)
+            found += [r[0] for r in self.store.db.query(sql + " AND df > 0", args)]
+        return found
+
+    def _phrase(self, field: int, tokens: list[str], tag: str) -> str:
+        """Documents holding the tokens at consecutive positions, ranked by BM25 of the phrase's frequency
+        (the idf of a phrase is the sum of its terms' idfs, as in tantivy)."""
+        idf = (  # placeholders are filled in the order they stand in the text
+            f"(SELECT COALESCE(SUM(ln(1 + ({self.n} - df + 0.5) / (df + 0.5))), 0) FROM terms "
+            f"WHERE field = {field} AND term = ANY({self._arg(list(tokens))}))"
+        )
+        avg = self.avg.get(field, 1.0)
+        score = f"{idf} * tf * {BM25_K1 + 1} / (tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * len / {avg}))"
+        follows = " AND ".join(f"a + {i} = ANY(p{i}.pos)" for i in range(1, len(tokens)))
+        joins = " ".join(
+            f"JOIN postings p{i} ON p{i}.doc = p0.doc AND p{i}.field = {field} AND p{i}.term = {self._arg(t)}"
+            for i, t in enumerate(tokens[1:], start=1)
+        )
+        first = self._arg(tokens[0])
+        return (
+            f"SELECT doc, {score}, {tag} FROM (SELECT p0.doc, p0.len, "
+            f"(SELECT count(*) FROM unnest(p0.pos) a WHERE {follows}) AS tf FROM postings p0 {joins} "
+            f"WHERE p0.field = {field} AND p0.term = {first}) m WHERE tf > 0"
+        )
+
+    def _filters(self) -> str:
+        q, out = self.q, []
+        columns = {"corpus": "corpus", "book": "book", "category": "category", "channel": "channel"}
+        columns["granularity"] = "granularity"
+        for name, values in q.filters.items():
+            if not values:
+                continue
+            if name in columns:
+                out.append(f"d.{columns[name]} = ANY({self._arg(list(values))})")
+            elif name == "primary":
+                out.append(f"d.is_primary = ANY({self._arg([v == 'yes' for v in values])})")
+            elif name == "language":
+                out.append(f"d.language && {self._arg(list(values))}::text[]")
+            elif name == "tags":
+                out.append(f"d.tags && {self._arg(list(values))}::text[]")
+        if q.book_pattern:
+            out.append(f"d.book ~ {self._arg('^(?:' + q.book_pattern + ')')}")
+        if q.tag_groups:
+            groups = " OR ".join(f"d.tags @> {self._arg(list(g))}::text[]" for g in q.tag_groups)
+            out.append(f"({groups})")
+        return " AND ".join(out) or "TRUE"
+
+    def _candidates(self) -> str:
+        """``matched`` (doc, score, first): the documents that pass the clauses and the filters."""
+        q = self.q
+        if not self.parts:
+            hits = "SELECT NULL::bigint AS doc, 0.0 AS s, ''::text AS role, 0 AS k, 0 AS grp WHERE FALSE"
+        else:
+            hits = " UNION ALL ".join(f"({p})" for p in self.parts)
+        conditions = []
+        if q.must:
+            conditions.append(f"COUNT(DISTINCT k) FILTER (WHERE role = 'must') = {len(q.must)}")
+        if q.should:
+            conditions.append("BOOL_OR(role = 'should')")
+        groups = [g for g in q.alternatives if g]
+        if groups:
+            complete = " OR ".join(
+                f"COUNT(DISTINCT k) FILTER (WHERE role = 'alt' AND grp = {g}) = {len(group)}"
+                for g, group in enumerate(q.alternatives)
+                if group
+            )
+            conditions.append(f"({complete})")
+        agg = (
+            "SELECT doc, COALESCE(SUM(s) FILTER (WHERE role IN ('must', 'should', 'alt', 'score')), 0) AS score, "
+            "BOOL_OR(role = 'first') AS first, BOOL_OR(role = 'not') AS excluded, "
+            f"({' AND '.join(conditions) or 'TRUE'}) AS selected FROM hits GROUP BY doc"
+        )
+        filters = self.filters
+        head = f"WITH hits (doc, s, role, k, grp) AS ({hits}), agg AS ({agg})"
+        if self.selecting:
+            return (
+                f"{head}, matched AS (SELECT d.id AS doc, a.score, a.first FROM agg a "
+                f"JOIN docs d ON d.id = a.doc WHERE a.selected AND NOT a.excluded AND {filters})"
+            )
+        base = 0.0 if self.q.filters or self.q.tag_groups else 1.0  # as tantivy scores its filters and all-query
+        return (
+            f"{head}, matched AS (SELECT d.id AS doc, {base} + COALESCE(a.score, 0) AS score, "
+            f"COALESCE(a.first, FALSE) AS first FROM docs d LEFT JOIN agg a ON a.doc = d.id "
+            f"WHERE NOT COALESCE(a.excluded, FALSE) AND {filters})"
+        )
+
+    def page(self) -> tuple[str, list[Any]]:
+        q = self.q
+        rank = f"m.score + CASE WHEN m.first THEN {RANK_FIRST_SCORE} ELSE 0 END"
+        order = "m.first DESC, d.corpus, d.book, d.seq" if q.order == "reading" else f"{rank} DESC, d.id"
+        sql = (
+            f"{self._candidates()} SELECT d.passage, m.score, m.first, COUNT(*) OVER () FROM matched m "
+            f"JOIN docs d ON d.id = m.doc ORDER BY {order} LIMIT {int(q.limit)} OFFSET {int(q.offset)}"
+        )
+        return sql, self.args
+
+    def total(self) -> tuple[str, list[Any]]:
+        return f"{self._candidates()} SELECT count(*) FROM matched", self.args
+
+    def aggregations(self) -> dict[str, list[tuple[str, int]]]:
+        rows = self.store.db.query(
+            f"{self._candidates()} SELECT d.book, d.category, d.chapter, GROUPING(d.book, d.category, d.chapter), "
+            "count(*) FROM matched m JOIN docs d ON d.id = m.doc GROUP BY GROUPING SETS ((d.book), (d.category), "
+            "(d.book, d.chapter))",
+            self.args,
+        )
+        out: dict[str, list[tuple[str, int]]] = {name: [] for name in self.q.aggregate}
+        for book, category, chapter, grouping, n in rows:
+            if grouping == 0b011 and "book" in out:
+                out["book"].append((book, n))
+            elif grouping == 0b101 and "category" in out:
+                out["category"].append((category, n))
+            elif grouping == 0b010 and "chapter" in out:
+                out["chapter"].append((f"{book}/ch{chapter}", n))
+        return {name: sorted(buckets, key=lambda kv: (-kv[1], kv[0])) for name, buckets in out.items()}
+
+
+class PgVectors:
+    """One embedder's vectors in the ``vectors`` table (pgvector): row ids and filters in memory, the
+    vectors in the database; changes are staged and written together at ``save``."""
+
+    def __init__(self, store: PostgresStore, embedder: str, dim: int):
+        self.store, self.embedder, self.dim = store, embedder, dim
+        rows = store.db.query(
+            "SELECT row_id, corpus, channel, language, crc, is_primary FROM vectors WHERE embedder=? ORDER BY row_id",
+            (embedder,),
+        )
+        self.ids: list[str] = [r[0] for r in rows]
+        self.meta: list[RowMeta] = [(c, ch, lang, int(crc), bool(pr)) for _, c, ch, lang, crc, pr in rows]
+        self._added: list[tuple[str, np.ndarray, RowMeta]] = []
+        self._removed: set[str] = set()  # documents whose rows go at save
+        self._reindex()
+
+    def _reindex(self) -> None:
+        self._rows: dict[str, list[int]] = {}
+        for i, row_id in enumerate(self.ids):
+            self._rows.setdefault(doc_of(row_id), []).append(i)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, doc_id: str) -> bool:
+        return doc_id in self._rows
+
+    def documents(self) -> int:
+        return len(self._rows)
+
+    def checksum(self, doc_id: str) -> int | None:
+        rows = self._rows.get(doc_id)
+        return None if not rows else self.meta[rows[0]][3]
+
+    def add(self, ids: list[str], vectors: Any, meta: list[RowMeta]) -> None:
+        """Add rows; a document given here loses the rows it had before."""
+        replaced = {doc_of(i) for i in ids} & self._rows.keys()
+        if replaced:
+            self.remove(list(replaced))
+        matrix = np.asarray(vectors, dtype=np.float32)
+        for row_id, vector, m in zip(ids, matrix, meta, strict=True):
+            self._added.append((row_id, vector, m))
+            self.ids.append(row_id)
+            self.meta.append(m)
+            self._rows.setdefault(doc_of(row_id), []).append(len(self.ids) - 1)
+
+    def remove(self, doc_ids: list[str]) -> None:
+        gone = set(doc_ids) & self._rows.keys()
+        if not gone:
+            return
+        self._removed |= gone
+        self._added = [a for a in self._added if doc_of(a[0]) not in gone]
+        keep = [i for i, row_id in enumerate(self.ids) if doc_of(row_id) not in gone]
+        self.ids = [self.ids[i] for i in keep]
+        self.meta = [self.meta[i] for i in keep]
+        self._reindex()
+
+    def retain(self, corpus: str, doc_ids: set[str], channels: set[str] | None = None) -> int:
+        gone = {
+            doc_of(row_id)
+            for row_id, m in zip(self.ids, self.meta, strict=True)
+            if m[0] == corpus and (channels is None or m[1] in channels) and doc_of(row_id) not in doc_ids
+        }
+        before = len(self.ids)
+        self.remove(list(gone))
+        return before - len(self.ids)
+
+    def save(self) -> None:
+        db = self.store.db
+        with db.transaction():
+            if self._removed:
+                db.execute(
+                    "DELETE FROM vectors WHERE embedder=? AND doc_id = ANY(?)", (self.embedder, list(self._removed))
+                )
+            db.copy(
+                "vectors",
+                (
+                    (self.embedder, row_id, doc_of(row_id), *m[:3], row_id.split("/")[1], m[3], m[4], _literal(v))
+                    for row_id, v, m in self._added
+                ),
+            )
+        self._added, self._removed = [], set()
+        self.store._bump()
+
+    def similarity(self, doc_id: str, query: Any) -> float | None:
+        rows = self.store.db.query(
+            "SELECT max(1 - (embedding <=> ?::vector)) FROM vectors WHERE embedder=? AND doc_id=?",
+            (_literal(query), self.embedder, doc_id),
+        )
+        return None if not rows or rows[0][0] is None else float(rows[0][0])
+
+    def search(
+        self,
+        query: Any,
+        k: int = 10,
+        corpora: list[str] | None = None,
+        channels: list[str] | None = None,
+        languages: list[str] | None = None,
+        primary_only: bool = False,
+        books: list[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` nearest documents (cosine of their best row) that pass the filters: (document id, score)."""
+        where, args = ["embedder = ?"], [self.embedder]
+        for column, values in (("corpus", corpora), ("channel", channels), ("book", books)):
+            if values:
+                where.append(f"{column} = ANY(?)")
+                args.append(list(values))
+        if languages:
+            where.append("split_part(language, '-', 1) = ANY(?)")
+            args.append([lang.split("-")[0] for lang in languages])
+        if primary_only:
+            where.append("is_primary")
+        rows = self.store.db.query(
+            f"SELECT doc_id, 1 - (embedding <=> ?::vector) AS score FROM vectors WHERE {' AND '.join(where)} "
+            "ORDER BY embedding <=> ?::vector LIMIT ?",
+            (_literal(query), *args, _literal(query), k * 4),
+        )
+        best: dict[str, float] = {}
+        for doc_id, score in rows:
+            best.setdefault(doc_id, float(score))
+        return list(best.items())[:k]
+
+
+def _literal(vector: Any) -> str:
+    """A vector as pgvector's text form (no client-side adapter needed)."""
+    return "[" + ",".join(f"{x:.6g}" if math.isfinite(x) else "0" for x in np.asarray(vector, dtype=np.float32)) + "]"

@@ -1,0 +1,286 @@
+"""The side tables every backend keeps in SQL beside its documents: books, named texts, metadata and the
+vocabulary of the Pali original (written forms with paragraph and bold counts, for forms, compounds,
+suggestions and did-you-mean). One implementation over :class:`~gantha.store.sql.Database`, so the
+embedded store (SQLite) and the PostgreSQL store answer alike."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, TextRecord
+from gantha.store.base import BookRecord, StoreError
+from gantha.store.sql import Database
+from gantha.text import chinese
+from gantha.text.align import common_start
+from gantha.text.pali import fold
+
+SCHEMA_VERSION = 3
+TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
+TOP_PER_PREFIX = 20
+_BOOK_COLUMNS = (
+    "key, corpus, book, channel, info, channel_info, passages, page_refs, bold_terms, signature, source, ingested_at"
+)
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS books (key TEXT PRIMARY KEY, corpus TEXT, book TEXT, channel TEXT, info TEXT,
+    channel_info TEXT, passages INTEGER, page_refs INTEGER, bold_terms INTEGER, signature TEXT, source TEXT,
+    ingested_at TEXT);
+CREATE TABLE IF NOT EXISTS texts (uid TEXT PRIMARY KEY, label TEXT, collection TEXT, corpus TEXT, book TEXT,
+    first_para TEXT, last_para TEXT, first_seq INTEGER, last_seq INTEGER, title TEXT, pali_title TEXT);
+CREATE INDEX IF NOT EXISTS texts_book ON texts (corpus, book, first_seq);
+CREATE TABLE IF NOT EXISTS vocab (fold TEXT, form TEXT, rev TEXT, paragraphs INTEGER, bold INTEGER);
+CREATE INDEX IF NOT EXISTS vocab_fold ON vocab (fold);
+CREATE INDEX IF NOT EXISTS vocab_form ON vocab (form);
+CREATE INDEX IF NOT EXISTS vocab_rev ON vocab (rev);
+CREATE TABLE IF NOT EXISTS vocab_top (prefix TEXT, rank INTEGER, fold TEXT, form TEXT, paragraphs INTEGER);
+CREATE INDEX IF NOT EXISTS vocab_top_prefix ON vocab_top (prefix, rank)
+"""
+LAST = "\U0010ffff"  # above every character: ``>= p AND < p + LAST`` is a prefix range
+
+
+def _text_row(r: TextRecord) -> tuple:
+    return (r.corpus, r.book, r.first_para, r.last_para, r.first_seq, r.last_seq, r.title, r.pali_title)
+
+
+def upsert(table: str, columns: str, key: str) -> str:
+    """``INSERT … ON CONFLICT (key) DO UPDATE`` of every column (the last row for a key wins)."""
+    names = [c.strip() for c in columns.split(",")]
+    updates = ", ".join(f"{c}=excluded.{c}" for c in names if c != key)
+    marks = ",".join("?" * len(names))
+    return f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT ({key}) DO UPDATE SET {updates}"
+
+
+class TableStore:
+    """Books, texts, metadata and vocabulary over a database (a base of both backends)."""
+
+    db: Database
+
+    def _init_tables(self, where: str) -> None:
+        self.db.script(SCHEMA)
+        row = self.db.query("SELECT value FROM meta WHERE key='schema_version'")
+        if not row:
+            self.db.execute(
+                "INSERT INTO meta VALUES ('schema_version', ?) ON CONFLICT (key) DO NOTHING", (str(SCHEMA_VERSION),)
+            )
+        elif int(row[0][0]) != SCHEMA_VERSION:
+            raise StoreError(
+                f"index at {where} has schema version {row[0][0]}, this gantha needs {SCHEMA_VERSION}: "
+                "ingest into a new index"
+            )
+        self._books_cache: list[BookRecord] | None = None
+        self._texts_cache: dict[str, TextRecord] | None = None
+        self._texts_by_book: dict[tuple[str, str], list[TextRecord]] = {}
+        self._texts_starts: dict[tuple[str, str], list[int]] = {}
+        if terms := self.get_meta("zh_terms"):  # the Chinese terms this index was segmented with
+            chinese.register_words(terms.splitlines())
+
+    def _forget(self) -> None:
+        """Drop what is cached of the tables (after a write, or when another process wrote)."""
+        self._books_cache = None
+        self._texts_cache = None
+
+    # --- books ---------------------------------------------------------------------------------
+
+    def _records(self) -> list[BookRecord]:
+        if self._books_cache is None:
+            rows = self.db.query(
+                "SELECT info, channel_info, passages, page_refs, bold_terms, signature, source, ingested_at "
+                "FROM books ORDER BY corpus, book, channel"
+            )
+            self._books_cache = [
+                BookRecord(BookInfo(**orjson.loads(info)), ChannelInfo(**orjson.loads(channel)), *rest)
+                for info, channel, *rest in rows
+            ]
+        return self._books_cache
+
+    def books(self, corpus: str | None = None, channel: str | None = "pali") -> dict[str, BookRecord]:
+        """Recorded books keyed ``corpus/book``; ``channel=None``: in any channel (the first recorded)."""
+        out: dict[str, BookRecord] = {}
+        for r in self._records():
+            if (channel is None or r.channel.name == channel) and (corpus is None or r.info.corpus == corpus):
+                out.setdefault(f"{r.info.corpus}/{r.info.book}", r)
+        return out
+
+    def channels(self, corpus: str, book: str) -> list[BookRecord]:
+        return [r for r in self._records() if r.info.corpus == corpus and r.info.book == book]
+
+    def all_channels(self) -> list[ChannelInfo]:
+        """Every channel in the index (the Pali original first)."""
+        seen: dict[str, ChannelInfo] = {"pali": PALI_CHANNEL}
+        for r in self._records():
+            seen.setdefault(r.channel.name, r.channel)
+        return list(seen.values())
+
+    def _record_books(self, books: list[BookRecord]) -> None:
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        sql = upsert("books", _BOOK_COLUMNS, "key")
+        for r in books:
+            key = f"{r.info.corpus}/{r.info.book}@{r.channel.name}"
+            row = (key, r.info.corpus, r.info.book, r.channel.name, orjson.dumps(r.info).decode())
+            row += (orjson.dumps(r.channel).decode(), r.passages, r.page_refs, r.bold_terms, r.signature, r.source)
+            self.db.execute(sql, (*row, r.ingested_at or now))
+
+    def _unrecord_book(self, corpus: str, book: str, channel: str) -> None:
+        self.db.execute("DELETE FROM books WHERE key=?", (f"{corpus}/{book}@{channel}",))
+
+    # --- metadata ------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        """A value recorded with the index (e.g. the signature of an aligned collection)."""
+        rows = self.db.query("SELECT value FROM meta WHERE key=?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(upsert("meta", "key, value", "key"), (key, value))
+
+    def fix_chinese_terms(self, terms: list[str]) -> None:
+        """Record, once, the Chinese terms the segmenter uses for this index (index and queries must agree)."""
+        if self.get_meta("zh_terms") is None:
+            self.set_meta("zh_terms", "\n".join(terms))
+        chinese.register_words((self.get_meta("zh_terms") or "").splitlines())
+
+    # --- texts: named divisions (suttas, rules) over ranges of paragraphs ------------------------
+
+    def set_texts(self, collection: str, rows: list[TextRecord]) -> None:
+        """Replace the texts of a collection (``mn``, ``vinaya`` …) with these."""
+        unique = {r.uid: r for r in rows}
+        with self.db.transaction():
+            self.db.execute("DELETE FROM texts WHERE collection=?", (collection,))
+            self.db.insert(
+                "texts",
+                [(r.uid, r.label, collection, *_text_row(r)) for r in unique.values()],
+                11,
+                "(uid) DO NOTHING",
+            )
+        self._texts_cache = None
+
+    def _texts(self) -> dict[str, TextRecord]:
+        if self._texts_cache is None:
+            rows = self.db.query(
+                "SELECT uid, label, corpus, book, first_para, last_para, first_seq, last_seq, title, pali_title "
+                "FROM texts ORDER BY corpus, book, first_seq"
+            )
+            self._texts_cache = {r[0]: TextRecord(*r) for r in rows}
+            self._texts_by_book = {}
+            for r in self._texts_cache.values():  # in reading order (the query sorts by first_seq)
+                self._texts_by_book.setdefault((r.corpus, r.book), []).append(r)
+            self._texts_starts = {key: [r.first_seq for r in rows] for key, rows in self._texts_by_book.items()}
+        return self._texts_cache
+
+    def text(self, uid: str) -> TextRecord | None:
+        """A named text (``mn10``) by its uid."""
+        return self._texts().get(uid)
+
+    def texts(self, prefix: str = "") -> list[TextRecord]:
+        """Named texts whose uid starts with ``prefix``, in reading order."""
+        return [r for r in self._texts().values() if r.uid.startswith(prefix)]
+
+    def text_at(self, corpus: str, book: str, seq: int) -> TextRecord | None:
+        """The innermost named text whose paragraphs include this one."""
+        self._texts()
+        rows = self._texts_by_book.get((corpus, book), [])
+        k = bisect_right(self._texts_starts.get((corpus, book), []), seq)
+        inside = [r for r in rows[max(0, k - 50) : k] if r.last_seq >= seq]  # texts nest shallowly
+        return min(inside, key=lambda r: r.last_seq - r.first_seq, default=None)
+
+    # --- vocabulary of the Pali original ------------------------------------------------------------
+
+    def _pali_terms(self) -> tuple[list[tuple[str, int]], dict[str, int]]:
+        """Every written form of the Pali original with its paragraphs, most first; bold paragraphs per form."""
+        raise NotImplementedError
+
+    def rebuild_vocabulary(self) -> int:
+        """Tabulate every Pali word form (folded, as written, reversed, paragraphs, bold paragraphs) in one
+        transaction: readers see the old vocabulary until the new one is complete, and a crash leaves the old."""
+        terms, bold = self._pali_terms()
+        rows = [(fold(form), form, form[::-1], n, min(n, bold.get(form, 0))) for form, n in terms if n > 0]
+        top: dict[str, list[tuple[Any, ...]]] = {}
+        for folded, form, _, n, _ in rows:  # already most frequent first
+            for k in range(1, min(TOP_PREFIX_LEN, len(folded)) + 1):
+                bucket = top.setdefault(folded[:k], [])
+                if len(bucket) < TOP_PER_PREFIX:
+                    bucket.append((folded[:k], len(bucket), folded, form, n))
+        with self.db.transaction():
+            self.db.execute("DELETE FROM vocab")
+            self.db.execute("DELETE FROM vocab_top")
+            self.db.insert("vocab", rows, 5)
+            self.db.insert("vocab_top", (r for b in top.values() for r in b), 5)
+        return len(rows)
+
+    def has_vocabulary(self) -> bool:
+        return bool(self.db.query("SELECT 1 FROM vocab LIMIT 1"))
+
+    def vocabulary(self, prefix: str, limit: int = 10) -> list[tuple[str, str, int]]:
+        """Words whose folded form starts with ``prefix``: (folded, form, paragraphs), most frequent first."""
+        prefix = fold(prefix)
+        if len(prefix) <= TOP_PREFIX_LEN:
+            rows = self.db.query(
+                "SELECT fold, form, paragraphs FROM vocab_top WHERE prefix=? ORDER BY rank LIMIT ?", (prefix, limit)
+            )
+        else:
+            rows = self.db.query(
+                "SELECT fold, form, paragraphs FROM vocab WHERE fold >= ? AND fold < ? "
+                "ORDER BY paragraphs DESC, form LIMIT ?",
+                (prefix, prefix + LAST, limit),
+            )
+        return [tuple(r) for r in rows]  # type: ignore[misc]
+
+    def word_counts(self, forms: list[str]) -> dict[str, tuple[int, int]]:
+        """Paragraphs and bold paragraphs of the Pali holding each written form (attested ones only)."""
+        out: dict[str, tuple[int, int]] = {}
+        for i in range(0, len(forms), 500):
+            chunk = forms[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for form, n, bold in self.db.query(
+                f"SELECT form, paragraphs, bold FROM vocab WHERE form IN ({marks})", chunk
+            ):
+                out[form] = (n, bold)
+        return out
+
+    def words_around(self, part: str, *, ending: bool, limit: int = 2000) -> list[tuple[str, int, int]]:
+        """Attested written forms that end (``ending``) or begin with ``part`` and are longer:
+        (form, paragraphs, bold paragraphs), most frequent first."""
+        column, key = ("rev", part[::-1]) if ending else ("form", part)
+        rows = self.db.query(
+            f"SELECT form, paragraphs, bold FROM vocab WHERE {column} > ? AND {column} < ? "
+            "ORDER BY paragraphs DESC LIMIT ?",
+            (key, key + LAST, limit),
+        )
+        return [tuple(r) for r in rows]  # type: ignore[misc]
+
+    def nearest_words(self, folded: str, limit: int = 5, max_edits: int = 2) -> list[tuple[str, int]]:
+        """Attested written forms within ``max_edits`` edits of a folded word that begins alike, closest
+        first: (form, paragraphs). Diacritics are ignored (folded words compared)."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import Levenshtein
+
+        if not folded:
+            return []
+        rows = self.db.query(
+            "SELECT fold, form, paragraphs FROM vocab WHERE fold >= ? AND fold < ? AND length(fold) BETWEEN ? AND ?",
+            (folded[0], folded[0] + LAST, len(folded) - max_edits, len(folded) + max_edits),
+        )
+        found = process.extract(
+            folded, [r[0] for r in rows], scorer=Levenshtein.distance, score_cutoff=max_edits, limit=None
+        )
+        ranked = sorted(  # fewest edits, then the longest start in common (typos fall late), then frequency
+            (distance, -common_start(folded, rows[i][0]), -rows[i][2], rows[i][1])
+            for _, distance, i in found
+            if rows[i][0] != folded
+        )
+        out: dict[str, int] = {}
+        for _, _, paragraphs, form in ranked:
+            if len(out) < limit:
+                out.setdefault(form, -paragraphs)
+        return list(out.items())
+
+    def forms_by_fold(self, folded: str) -> list[tuple[str, int, int]]:
+        """Every written form that folds to ``folded``: (form, paragraphs, bold paragraphs)."""
+        rows = self.db.query(
+            "SELECT form, paragraphs, bold FROM vocab WHERE fold=? ORDER BY paragraphs DESC", (folded,)
+        )
+        return [tuple(r) for r in rows]  # type: ignore[misc]

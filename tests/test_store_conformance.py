@@ -1,0 +1,392 @@
+"""One conformance suite for every backend of the Store protocol: the embedded store (tantivy + SQLite) and
+the PostgreSQL store (a real PostgreSQL 16 with pgvector, started from the pgserver package). Each
+backend gets the same real CST books; each operation must answer alike on both: exact totals, BM25
+scores, phrases, prefixes and wildcards, bold-first ranking, page refs, filters and aggregations,
+add/replace/delete, interrupted ingests, concurrent readers during a write, lexicon, tasks, vectors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import uuid
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+from gantha.ingest import ingest_cst, ingest_lexicon
+from gantha.model import BookInfo, ChannelInfo, Passage
+from gantha.store.base import BookRecord, Clause, IndexBusy, Store, StoreError, StoreQuery
+from gantha.store.factory import open_store
+
+from conftest import CST, DATA, Server
+
+BOOKS = ("vin02m3.mul", "vin02a3.att")  # the Cūḷavagga and its commentary (bold definitions)
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory):
+    pgserver = pytest.importorskip("pgserver")
+    server = pgserver.get_server(tmp_path_factory.mktemp("pg"), cleanup_mode="stop")
+    yield server
+    server.cleanup()
+
+
+def new_database(server) -> str:
+    """A fresh, empty database on the test server; its URL."""
+    import psycopg
+
+    base = server.get_uri()
+    name = f"t_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return base.replace("/postgres?", f"/{name}?")
+
+
+def cst_books(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for book in BOOKS:
+        for f in sorted(CST.glob(f"{book}*")):
+            (folder / f.name).symlink_to(f.resolve())
+    return folder
+
+
+@pytest.fixture(scope="session")
+def books(tmp_path_factory) -> Path:
+    return cst_books(tmp_path_factory.mktemp("books"))
+
+
+def _location(kind: str, tmp: Path, pg_server) -> str:
+    return new_database(pg_server) if kind == "postgres" else str(tmp / "index")
+
+
+@pytest.fixture(scope="session")
+def filled(request, tmp_path_factory, books) -> dict[str, str]:
+    """Both backends holding the same books and lexicon: backend → location."""
+    out = {}
+    for kind in ("embedded", "postgres"):
+        server = request.getfixturevalue("pg_server") if kind == "postgres" else None
+        location = _location(kind, tmp_path_factory.mktemp(kind), server)
+        store = open_store(location)
+        assert ingest_cst(store, books).ok
+        for source, folder in (
+            ("wordstats", "wikipali/word_statistics"),
+            ("grammar", "wikipali/grammar"),
+            ("dict", "wikipali/dict"),
+        ):
+            assert ingest_lexicon(store.lexicon(), source, DATA / folder).ok
+        store.close()
+        out[kind] = location
+    return out
+
+
+@pytest.fixture(scope="session")
+def both(filled) -> dict[str, Store]:
+    return {kind: open_store(location, create=False) for kind, location in filled.items()}
+
+
+QUERIES = {
+    "terms of a lemma, bold first": StoreQuery(
+        must=[Clause("fold", ["parivasa", "parivasam", "parivaso"])], rank_first=[Clause("bold_fold", ["parivasam"])]
+    ),
+    "two words": StoreQuery(must=[Clause("exact", ["bhikkhu"]), Clause("exact", ["parivāsaṃ"])]),
+    "a phrase": StoreQuery(must=[Clause("exact", ["saṅgho", "itthannāmassa"], "phrase")]),
+    "a longer phrase": StoreQuery(must=[Clause("fold", ["sunatu", "me", "bhante", "sangho"], "phrase")]),
+    "a prefix": StoreQuery(must=[Clause("fold", ["pariva"], "prefix")]),
+    "a suffix": StoreQuery(must=[Clause("exact", ["parivāsaṃ"], "suffix")]),
+    "an infix": StoreQuery(must=[Clause("exact", ["mānatt"], "infix")]),
+    "excluded": StoreQuery(must=[Clause("fold", ["manatta"])], must_not=[Clause("fold", ["abbhana"])]),
+    "any of (should)": StoreQuery(should=[Clause("fold", ["abbhanaraho"]), Clause("fold", ["manattaraho"])]),
+    "alternatives": StoreQuery(
+        alternatives=[[Clause("fold", ["parivaso"]), Clause("fold", ["dinno"])], [Clause("fold", ["abbhito"])]]
+    ),
+    "an unranked set, ranked by its own forms": StoreQuery(
+        must=[Clause("exact", ["parivāsaṃ", "ekāhaparivāsaṃ", "pakkhaparivāsaṃ"], "set")],
+        scoring=[Clause("exact", ["parivāsaṃ"])],
+        rank_first=[Clause("bold_exact", ["parivāsaṃ"])],
+    ),
+    "commentary only": StoreQuery(must=[Clause("fold", ["vattam"])], filters={"category": ["atthakatha"]}),
+    "one book, reading order": StoreQuery(
+        must=[Clause("fold", ["bhikkhu"])], filters={"book": ["vin02m3.mul"]}, order="reading", limit=20
+    ),
+    "tag groups": StoreQuery(must=[Clause("fold", ["sangho"])], tag_groups=[["vinaya", "mula"], ["abhidhamma"]]),
+    "a page of an edition": StoreQuery(
+        must=[Clause("page_refs", ["P2.0031"])], rank_first=[Clause("page_starts", ["P2.0031"])], book_pattern="vin"
+    ),
+    "filters only": StoreQuery(filters={"book": ["vin02a3.att"], "channel": ["pali"]}, limit=5),
+    "deep page": StoreQuery(must=[Clause("fold", ["bhikkhu"])], limit=7, offset=40),
+}
+
+
+def _ranking(result) -> list[tuple[float, bool]]:
+    return [(round(h.score, 2), h.ranked_first) for h in result.hits]
+
+
+@pytest.mark.parametrize("name", list(QUERIES))
+def test_backends_agree_on_totals_scores_and_aggregations(both, name):
+    q = QUERIES[name]
+    embedded, postgres = both["embedded"].search(q), both["postgres"].search(q)
+    assert embedded.total == postgres.total > 0, name
+    assert embedded.aggregations == postgres.aggregations
+    assert _ranking(embedded) == _ranking(postgres)  # the same BM25 scores in the same order, bold first
+    if q.order == "reading":
+        assert [h.passage.doc_id for h in embedded.hits] == [h.passage.doc_id for h in postgres.hits]
+    else:  # documents tied on a score may come in any order; everything above the last score is the same
+        last = embedded.hits[-1].score
+        above = [{h.passage.doc_id for h in r.hits if h.score > last + 1e-3} for r in (embedded, postgres)]
+        assert above[0] == above[1]
+
+
+@pytest.mark.parametrize("kind", ["embedded", "postgres"])
+def test_bold_definitions_rank_first_and_pages_begin_first(both, kind):
+    store = both[kind]
+    res = store.search(QUERIES["terms of a lemma, bold first"])
+    flags = [h.ranked_first for h in res.hits]
+    assert flags[0] and flags == sorted(flags, reverse=True)
+    assert all("parivāsaṃ" in " ".join(h.passage.bold).lower() for h in res.hits if h.ranked_first)
+    page = store.search(QUERIES["a page of an edition"])
+    assert page.hits[0].ranked_first and "P2.0031" in page.hits[0].passage.page_starts
+
+
+@pytest.mark.parametrize("kind", ["embedded", "postgres"])
+def test_documents_by_coordinate_chapter_and_book(both, kind):
+    store = both[kind]
+    got = store.get(["cst/vin02m3.mul/75", "cst/vin02m3.mul/999999"])
+    assert list(got) == ["cst/vin02m3.mul/75"] and "pārivāsik" in got["cst/vin02m3.mul/75"].text
+    assert store.get_ids(["cst/vin02m3.mul/75@pali"])["cst/vin02m3.mul/75@pali"].para == "75"
+    p = got["cst/vin02m3.mul/75"]
+    chapter = store.chapter("cst", "vin02m3.mul", p.chapter)
+    assert [x.seq for x in chapter] == sorted(x.seq for x in chapter) and p.doc_id in {x.doc_id for x in chapter}
+    assert store.chapter_title("cst", "vin02m3.mul", p.chapter) == p.chapter_title
+    span = store.book_passages("cst", "vin02m3.mul", seqs=(p.seq, p.seq + 4))
+    assert [x.seq for x in span] == list(range(p.seq, p.seq + 5))
+    assert len(store.iter_passages("cst", "pali")) == store.count() == sum(r.passages for r in store.books().values())
+    assert store.page_keys("P2.003", 3)[0][0].startswith("P2.003")
+
+
+def test_side_tables_and_vocabulary_agree(both):
+    embedded, postgres = both["embedded"], both["postgres"]
+    assert sorted(embedded.books()) == sorted(postgres.books()) == [f"cst/{b}" for b in sorted(BOOKS)]
+    assert embedded.books()["cst/vin02m3.mul"].passages == postgres.books()["cst/vin02m3.mul"].passages
+    assert [c.name for c in embedded.all_channels()] == [c.name for c in postgres.all_channels()]
+    for store in (embedded, postgres):
+        assert store.lexicon().sources().keys() >= {"grammar", "dict"}
+        assert store.lexicon().entries("parivāsa")
+    assert embedded.vocabulary("pariv", 8) == postgres.vocabulary("pariv", 8)
+    assert embedded.vocabulary("pa", 8) == postgres.vocabulary("pa", 8)
+    forms = ["parivāsaṃ", "parivāso", "nosuchform"]
+    assert embedded.word_counts(forms) == postgres.word_counts(forms)
+    assert embedded.words_around("parivāsaṃ", ending=True) == postgres.words_around("parivāsaṃ", ending=True)
+    assert embedded.nearest_words("parivsa") == postgres.nearest_words("parivsa")
+    assert embedded.forms_by_fold("parivasam") == postgres.forms_by_fold("parivasam")
+
+
+@pytest.mark.parametrize("kind", ["embedded", "postgres"])
+def test_add_replace_delete_and_metadata(request, tmp_path, kind):
+    server = request.getfixturevalue("pg_server") if kind == "postgres" else None
+    store = open_store(_location(kind, tmp_path, server))
+    book = _record("note")
+    store.add([_passage("note", "1", "the quuxite rule"), _passage("note", "2", "another quuxite")])
+    assert store.search(_q("quuxite")).total == 0  # nothing is visible before the commit
+    store.commit([book])
+    assert store.search(_q("quuxite")).total == 2 and "md/note" in store.books("md", channel="md")
+    store.delete_book("md", "note", "md")
+    store.add([_passage("note", "1", "the quuxite rule, amended")])
+    store.commit([book])
+    assert store.search(_q("quuxite")).total == 1 and store.search(_q("amended")).total == 1
+    store.delete(["md/note/1"], "md")
+    store.commit()
+    assert store.search(_q("quuxite")).total == 0 and store.count() == 0
+    store.set_meta("k", "v")
+    assert store.get_meta("k") == "v" and store.get_meta("absent") is None
+    before = store.generation()
+    store.add([_passage("note", "3", "generation")])
+    store.commit([book])
+    assert store.generation() != before
+    store.finish()
+    store.close()
+
+
+@pytest.mark.parametrize("kind", ["embedded", "postgres"])
+def test_an_interrupted_ingest_leaves_the_last_commit_and_resumes(request, tmp_path, books, kind):
+    server = request.getfixturevalue("pg_server") if kind == "postgres" else None
+    location = _location(kind, tmp_path, server)
+    store = open_store(location)
+    store.add([_passage("note", "1", "committed words")])
+    store.commit([_record("note")])
+    store.add([_passage("other", "1", "uncommitted words")])
+    store.close()  # the process stops before its commit
+    reopened = open_store(location, create=False)
+    assert reopened.search(_q("committed")).total == 1 and reopened.search(_q("uncommitted")).total == 0
+    assert "md/other" not in reopened.books("md", channel=None)
+    summary = ingest_cst(reopened, books)  # and an ingest run again completes
+    assert summary.ok and summary.books == len(BOOKS)
+    assert ingest_cst(reopened, books).unchanged == len(BOOKS)  # then has nothing left to do
+    reopened.close()
+
+
+@pytest.mark.parametrize("kind", ["embedded", "postgres"])
+def test_one_writer_and_readers_during_a_write(request, tmp_path, kind):
+    server = request.getfixturevalue("pg_server") if kind == "postgres" else None
+    location = _location(kind, tmp_path, server)
+    writer = open_store(location)
+    writer.add([_passage("note", str(i), "steady words") for i in range(50)])
+    writer.commit([_record("note")])
+    other = open_store(location)
+    with pytest.raises(IndexBusy):  # a second writer is told to wait
+        other.add([_passage("y", "1", "y")])
+    other.close()
+    reader = open_store(location, create=False)
+    seen: list[int] = []
+    stop = threading.Event()
+
+    def read() -> None:
+        while not stop.is_set():
+            seen.append(reader.search(_q("steady")).total)
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    for batch in range(5):
+        writer.add([_passage("more", f"{batch}.{i}", "steady words") for i in range(40)])
+        writer.commit([_record("more")])
+    stop.set()
+    thread.join()
+    assert seen and set(seen) <= {50 + 40 * k for k in range(6)}  # a reader sees whole commits, never half
+    assert open_store(location, create=False).search(_q("steady")).total == 250
+    writer.close()
+    reader.close()
+
+
+@pytest.mark.parametrize("kind", ["embedded", "postgres"])
+def test_task_queue_and_writer_lock(request, tmp_path, kind):
+    server = request.getfixturevalue("pg_server") if kind == "postgres" else None
+    location = _location(kind, tmp_path, server)
+    store, peer = open_store(location), open_store(location)
+    task = store.tasks().submit("ingest", {"source": "markdown", "path": "/x"})
+    assert peer.tasks().claim().id == task.id and store.tasks().claim() is None  # no two servers take one task
+    store.tasks().update(task.id, state="done", result={"passages": 3})
+    assert peer.tasks().get(task.id).result == {"passages": 3}
+    with store.writer_lock() as first, peer.writer_lock() as second:
+        assert first and not second
+    store.close()
+    peer.close()
+
+
+@pytest.mark.parametrize("kind", ["embedded", "postgres"])
+def test_vectors_add_search_replace_and_remove(request, tmp_path, kind):
+    server = request.getfixturevalue("pg_server") if kind == "postgres" else None
+    location = _location(kind, tmp_path, server)
+    store = open_store(location)
+    rng = np.random.default_rng(7)
+    matrix = rng.normal(size=(6, 8)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    ids = [f"md/note/{i}@md" for i in range(5)] + ["md/note/4@md#2"]
+    meta = [("md", "md", "en", i, True) for i in range(6)]
+    vectors = store.vectors("test-embedder", 8)
+    vectors.add(ids, matrix, meta)
+    vectors.save()
+    assert store.has_vectors("test-embedder") and store.vector_sets() == ["test-embedder"]
+    again = store.vectors("test-embedder", 8)
+    assert len(again) == 6 and again.documents() == 5 and again.checksum("md/note/2@md") == 2
+    best = again.search(matrix[3], k=2)
+    assert best[0][0] == "md/note/3@md" and best[0][1] == pytest.approx(1.0, abs=1e-3)
+    assert again.search(matrix[3], k=3, languages=["zh"]) == []
+    assert again.similarity("md/note/4@md", matrix[5]) == pytest.approx(1.0, abs=1e-3)  # its best chunk
+    again.add(["md/note/3@md"], matrix[:1], [("md", "md", "en", 99, True)])  # replaced
+    again.remove(["md/note/0@md"])
+    assert again.retain("md", {"md/note/3@md", "md/note/4@md"}) == 2
+    again.save()
+    final = store.vectors("test-embedder", 8)
+    assert sorted(final.ids) == ["md/note/3@md", "md/note/4@md", "md/note/4@md#2"]
+    assert final.checksum("md/note/3@md") == 99
+    store.close()
+
+
+@pytest.mark.parametrize("kind", ["embedded", "postgres"])
+def test_a_missing_index_is_a_store_error(request, tmp_path, kind):
+    server = request.getfixturevalue("pg_server") if kind == "postgres" else None
+    location = new_database(server) if server else str(tmp_path / "nowhere")
+    with pytest.raises(StoreError, match="no index"):
+        open_store(location, create=False)
+
+
+def test_an_unreachable_database_is_a_store_error():
+    with pytest.raises(StoreError, match="cannot connect"):
+        open_store("postgresql://nobody@127.0.0.1:9/none?connect_timeout=2")
+
+
+def _record(book: str) -> BookRecord:
+    return BookRecord(BookInfo("md", book, book.title(), "anya", ["note"]), ChannelInfo("md", "en"))
+
+
+def _passage(book: str, para: str, text: str) -> Passage:
+    return Passage(
+        corpus="md",
+        book=book,
+        para=para,
+        seq=int(float(para) * 100),
+        text=text,
+        display=text,
+        channel="md",
+        language="en",
+        category="anya",
+        tags=["note"],
+    )
+
+
+def _q(word: str) -> StoreQuery:
+    return StoreQuery(must=[Clause("fold", [word])], aggregate=())
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gantha.api.cli", *args], capture_output=True, text=True, timeout=600)
+
+
+def test_the_cli_gives_the_same_answers_on_both_backends(filled):
+    """`gantha search … --store URL` and `--index DIR` over the same books: same totals, same top hits."""
+    answers = {}
+    for kind, location in filled.items():
+        run = _cli("search", "parivasa", "--store", location, "--json", "--limit", "20")
+        assert run.returncode == 0, run.stderr
+        answers[kind] = json.loads(run.stdout)
+    embedded, postgres = answers["embedded"], answers["postgres"]
+    assert embedded["total"] == postgres["total"] > 20
+    ranked = [[(round(h["score"], 2), h["coordinate"]) for h in a["hits"]] for a in (embedded, postgres)]
+    assert [s for s, _ in ranked[0]] == [s for s, _ in ranked[1]]
+    unique = {s for s, _ in ranked[0] if [x for x, _ in ranked[0]].count(s) == 1}
+    assert [c for s, c in ranked[0] if s in unique] == [c for s, c in ranked[1] if s in unique]
+
+
+def test_two_servers_on_one_database_answer_while_a_third_process_ingests(pg_server, books, tmp_path):
+    location = new_database(pg_server)
+    store = open_store(location)
+    assert ingest_cst(store, books).ok
+    store.close()
+    more = tmp_path / "more"
+    more.mkdir()
+    for f in sorted(CST.glob("vin01m.mul*")):
+        (more / f.name).symlink_to(f.resolve())
+    with Server(location) as one, Server(location) as two:
+        before = httpx.get(f"{one.url}/api/v3/search", params={"q": "bhikkhu"}).json()["data"]["total"]
+        ingest = subprocess.Popen(
+            [sys.executable, "-m", "gantha.api.cli", "ingest", "cst", str(more), "--store", location],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        answered = 0
+        while ingest.poll() is None:
+            for server in (one, two):
+                r = httpx.get(f"{server.url}/api/v3/search", params={"q": "bhikkhu"}, timeout=30)
+                assert r.status_code == 200 and r.json()["data"]["total"] >= before
+                answered += 1
+        assert ingest.returncode == 0, ingest.stderr.read()
+        assert answered >= 4
+        after = [
+            httpx.get(f"{s.url}/api/v3/search", params={"q": "bhikkhu"}).json()["data"]["total"] for s in (one, two)
+        ]
+        assert after[0] == after[1] > before  # both servers see the new books
+        books = httpx.get(f"{two.url}/api/v3/books").json()["data"]
+        assert "vin01m.mul" in {b["book"] for b in books}
