@@ -58,8 +58,7 @@ CREATE TABLE IF NOT EXISTS docs (id BIGINT PRIMARY KEY, doc_id TEXT NOT NULL UNI
 CREATE INDEX IF NOT EXISTS docs_book ON docs (corpus, book, channel, seq);
 CREATE INDEX IF NOT EXISTS docs_chapter ON docs (corpus, book, chapter, seq);
 CREATE TABLE IF NOT EXISTS postings (field SMALLINT, term TEXT, doc BIGINT, tf INTEGER, len INTEGER, pos INTEGER[]);
-CREATE INDEX IF NOT EXISTS postings_term ON postings (field, term) INCLUDE (doc, tf, len);
-CREATE INDEX IF NOT EXISTS postings_doc ON postings (doc);
+CREATE INDEX IF NOT EXISTS postings_doc ON postings USING BRIN (doc);
 CREATE TABLE IF NOT EXISTS terms (field SMALLINT, term TEXT, df BIGINT, rev TEXT, PRIMARY KEY (field, term));
 CREATE INDEX IF NOT EXISTS terms_rev ON terms (field, rev);
 CREATE TABLE IF NOT EXISTS field_stats (field SMALLINT PRIMARY KEY, tokens BIGINT);
@@ -67,6 +66,9 @@ CREATE TABLE IF NOT EXISTS vectors (embedder TEXT, row_id TEXT, doc_id TEXT, cor
     language TEXT, book TEXT, crc BIGINT, is_primary BOOLEAN, embedding vector);
 CREATE INDEX IF NOT EXISTS vectors_doc ON vectors (embedder, doc_id)
 """
+
+
+_TERM_INDEX = "CREATE INDEX IF NOT EXISTS postings_terms ON postings (field, term, doc) INCLUDE (tf, len)"
 
 
 def _fieldnorms() -> list[int]:
@@ -86,6 +88,17 @@ FIELDNORMS = _fieldnorms()
 
 def fieldnorm(length: int) -> int:
     return FIELDNORMS[bisect_right(FIELDNORMS, length) - 1]
+
+
+def _text(value: str) -> str:
+    """A value in COPY's text format."""
+    return value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _array(values: list[str]) -> str:
+    """A text array in COPY's text format."""
+    quoted = ('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values)
+    return _text("{" + ",".join(quoted) + "}")
 
 
 def _tokens(text: str) -> list[str]:
@@ -128,66 +141,60 @@ class PostgresStore(TableStore):
             if not conn.execute("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,)).fetchone()[0]:
                 conn.close()
                 raise IndexBusy(f"the index in {self.location} is being written by another process")
+            if conn.execute("SELECT NOT EXISTS (SELECT 1 FROM postings)").fetchone()[0]:
+                conn.execute("DROP INDEX IF EXISTS postings_terms")  # a first ingest loads, then builds it once
+            else:
+                conn.execute(_TERM_INDEX)  # an earlier first ingest stopped before building it
             conn.commit()
             self._writer = conn
         return self._writer
 
-    def _write(self, sql: str, args: Iterable[Any] = ()) -> Any:
-        return self.writer.execute(sql.replace("?", "%s"), tuple(args) or None)
-
     def add(self, passages: Iterable[Passage]) -> int:
+        """Write the passages and their postings in the writer's transaction (COPY, rows as text)."""
         conn = self.writer
-        docs, postings = [], []
-        df: Counter[tuple[int, str]] = Counter()
         batch = list(passages)
-        tokens: Counter[int] = Counter({DOCS: len(batch)})
         if not batch:
             return 0
-        first = conn.execute("SELECT nextval('doc_numbers') FROM generate_series(1, %s)", (len(batch),)).fetchall()
-        for (number,), p in zip(first, batch, strict=True):
+        docs, postings = [], []
+        df: Counter[tuple[int, str]] = Counter()
+        tokens: Counter[int] = Counter({DOCS: len(batch)})
+        numbers = conn.execute("SELECT nextval('doc_numbers') FROM generate_series(1, %s)", (len(batch),)).fetchall()
+        for (number,), p in zip(numbers, batch, strict=True):
             folded, exact = index_texts(p.text)
             fields = {"fold": folded, "exact": exact}
             if p.bold:
                 fields["bold_fold"], fields["bold_exact"] = index_texts(" \n ".join(p.bold))
             for name, text in fields.items():
                 words = _tokens(text)
-                tokens[FIELD[name]] += len(words)
+                field = FIELD[name]
+                tokens[field] += len(words)
                 where: dict[str, list[int]] = {}
                 for i, w in enumerate(words):
                     where.setdefault(w, []).append(i)
                 norm = fieldnorm(len(words))
-                for term, pos in where.items():
-                    postings.append((FIELD[name], term, number, len(pos), norm, pos))
-                    df[FIELD[name], term] += 1
+                for term, pos in where.items():  # tokens hold letters, marks and digits only: safe in COPY text
+                    postings.append(f"{field}\t{term}\t{number}\t{len(pos)}\t{norm}\t{{{','.join(map(str, pos))}}}\n")
+                    df[field, term] += 1
             for name in ("page_refs", "page_starts"):  # one token per value, as a raw field
                 values = list(dict.fromkeys(getattr(p, name)))
-                tokens[FIELD[name]] += len(values)
+                field = FIELD[name]
+                tokens[field] += len(values)
+                norm = fieldnorm(len(values))
                 for term in values:
-                    postings.append((FIELD[name], term, number, 1, fieldnorm(len(values)), [0]))
-                    df[FIELD[name], term] += 1
-            languages = sorted({p.language, p.language.split("-")[0]})
-            where_in_book = (p.tags, p.seq, p.chapter, orjson.dumps(p).decode())
+                    postings.append(f"{field}\t{_text(term)}\t{number}\t1\t{norm}\t{{0}}\n")
+                    df[field, term] += 1
+            row = (number, p.doc_id, p.corpus, p.book, p.category, p.channel, p.granularity)
             docs.append(
-                (
-                    number,
-                    p.doc_id,
-                    p.corpus,
-                    p.book,
-                    p.category,
-                    p.channel,
-                    p.granularity,
-                    p.primary,
-                    languages,
-                    *where_in_book,
-                )
+                "\t".join(_text(str(v)) for v in row)
+                + f"\t{'t' if p.primary else 'f'}\t{_array(sorted({p.language, p.language.split('-')[0]}))}"
+                + f"\t{_array(p.tags)}\t{p.seq}\t{p.chapter}\t{_text(orjson.dumps(p).decode())}\n"
             )
         with conn.cursor() as cur:
             with cur.copy("COPY docs FROM STDIN") as copy:
-                for row in docs:
-                    copy.write_row(row)
+                copy.write("".join(docs))
             with cur.copy("COPY postings FROM STDIN") as copy:
-                for row in postings:
-                    copy.write_row(row)
+                for i in range(0, len(postings), 50_000):
+                    copy.write("".join(postings[i : i + 50_000]))
             self._count_terms(cur, df, tokens, +1)
         self._changed = True
         return len(batch)
@@ -219,7 +226,7 @@ class PostgresStore(TableStore):
             cur.execute(f"INSERT INTO gone SELECT id FROM docs WHERE {where.replace('?', '%s')}", args)
             rows = cur.execute(
                 "SELECT p.field, p.term, count(*), sum(p.tf) FROM postings p JOIN gone g ON g.id = p.doc "
-                "GROUP BY p.field, p.term"
+                "WHERE p.doc BETWEEN (SELECT min(id) FROM gone) AND (SELECT max(id) FROM gone) GROUP BY p.field, p.term"
             ).fetchall()
             df = Counter({(f, t): n for f, t, n, _ in rows})
             tokens: Counter[int] = Counter({DOCS: cur.execute("SELECT count(*) FROM gone").fetchone()[0]})
@@ -228,7 +235,10 @@ class PostgresStore(TableStore):
             if tokens[DOCS]:
                 self._count_terms(cur, df, tokens, -1)
                 cur.execute("DELETE FROM terms WHERE df <= 0")
-            cur.execute("DELETE FROM postings WHERE doc IN (SELECT id FROM gone)")
+            cur.execute(  # a book's documents have consecutive numbers: the range finds them in the BRIN index
+                "DELETE FROM postings WHERE doc BETWEEN (SELECT min(id) FROM gone) AND (SELECT max(id) FROM gone) "
+                "AND doc IN (SELECT id FROM gone)"
+            )
             cur.execute("DELETE FROM docs WHERE id IN (SELECT id FROM gone)")
         self._changed = True
 
@@ -255,10 +265,14 @@ class PostgresStore(TableStore):
         """Release the writer and tabulate the vocabulary if documents changed."""
         if self._writer is not None:
             self._writer.rollback()  # nothing uncommitted is kept
+            self._writer.execute(_TERM_INDEX)  # if a first ingest left it to the end
+            self._writer.commit()
             self._writer.close()
             self._writer = None
         if self._changed or not self.has_vocabulary():
             self.rebuild_vocabulary()
+            for table in ("docs", "postings", "terms"):  # fresh statistics for the planner, visibility for
+                self.db.execute(f"VACUUM (ANALYZE) {table}")  # index-only scans
             self._changed = False
             self._bump()
 
@@ -525,7 +539,8 @@ class _Plan:
         return " AND ".join(out) or "TRUE"
 
     def _candidates(self) -> str:
-        """``matched`` (doc, score, first): the documents that pass the clauses and the filters."""
+        """``matched`` (doc, score, first and the columns pages and aggregations read): the documents that
+        pass the clauses and the filters. Which clauses a document matched is a bit mask per role."""
         q = self.q
         if not self.parts:
             hits = "SELECT NULL::bigint AS doc, 0.0 AS s, ''::text AS role, 0 AS k, 0 AS grp WHERE FALSE"
@@ -533,43 +548,44 @@ class _Plan:
             hits = " UNION ALL ".join(f"({p})" for p in self.parts)
         conditions = []
         if q.must:
-            conditions.append(f"COUNT(DISTINCT k) FILTER (WHERE role = 'must') = {len(q.must)}")
+            conditions.append(f"BIT_OR(1::bigint << k) FILTER (WHERE role = 'must') = {(1 << len(q.must)) - 1}")
         if q.should:
             conditions.append("BOOL_OR(role = 'should')")
-        groups = [g for g in q.alternatives if g]
-        if groups:
-            complete = " OR ".join(
-                f"COUNT(DISTINCT k) FILTER (WHERE role = 'alt' AND grp = {g}) = {len(group)}"
-                for g, group in enumerate(q.alternatives)
-                if group
-            )
-            conditions.append(f"({complete})")
+        if complete := [
+            f"BIT_OR(1::bigint << k) FILTER (WHERE role = 'alt' AND grp = {g}) = {(1 << len(group)) - 1}"
+            for g, group in enumerate(q.alternatives)
+            if group
+        ]:
+            conditions.append(f"({' OR '.join(complete)})")
         agg = (
             "SELECT doc, COALESCE(SUM(s) FILTER (WHERE role IN ('must', 'should', 'alt', 'score')), 0) AS score, "
             "BOOL_OR(role = 'first') AS first, BOOL_OR(role = 'not') AS excluded, "
             f"({' AND '.join(conditions) or 'TRUE'}) AS selected FROM hits GROUP BY doc"
         )
-        filters = self.filters
+        columns = "d.id AS doc, d.corpus, d.book, d.seq, d.category, d.chapter, d.channel"
         head = f"WITH hits (doc, s, role, k, grp) AS ({hits}), agg AS ({agg})"
         if self.selecting:
             return (
-                f"{head}, matched AS (SELECT d.id AS doc, a.score, a.first FROM agg a "
-                f"JOIN docs d ON d.id = a.doc WHERE a.selected AND NOT a.excluded AND {filters})"
+                f"{head}, matched AS (SELECT {columns}, a.score, a.first FROM agg a "
+                f"JOIN docs d ON d.id = a.doc WHERE a.selected AND NOT a.excluded AND {self.filters})"
             )
         base = 0.0 if self.q.filters or self.q.tag_groups else 1.0  # as tantivy scores its filters and all-query
         return (
-            f"{head}, matched AS (SELECT d.id AS doc, {base} + COALESCE(a.score, 0) AS score, "
+            f"{head}, matched AS (SELECT {columns}, {base} + COALESCE(a.score, 0) AS score, "
             f"COALESCE(a.first, FALSE) AS first FROM docs d LEFT JOIN agg a ON a.doc = d.id "
-            f"WHERE NOT COALESCE(a.excluded, FALSE) AND {filters})"
+            f"WHERE NOT COALESCE(a.excluded, FALSE) AND {self.filters})"
         )
 
     def page(self) -> tuple[str, list[Any]]:
+        """The page (passages fetched for its rows only) and the total."""
         q = self.q
         rank = f"m.score + CASE WHEN m.first THEN {RANK_FIRST_SCORE} ELSE 0 END"
-        order = "m.first DESC, d.corpus, d.book, d.seq" if q.order == "reading" else f"{rank} DESC, d.id"
+        order = "m.first DESC, m.corpus, m.book, m.seq" if q.order == "reading" else f"{rank} DESC, m.doc"
         sql = (
-            f"{self._candidates()} SELECT d.passage, m.score, m.first, COUNT(*) OVER () FROM matched m "
-            f"JOIN docs d ON d.id = m.doc ORDER BY {order} LIMIT {int(q.limit)} OFFSET {int(q.offset)}"
+            f"{self._candidates()}, page AS (SELECT m.doc, m.score, m.first, COUNT(*) OVER () AS total, "
+            f"ROW_NUMBER() OVER (ORDER BY {order}) AS n FROM matched m ORDER BY {order} "
+            f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}) "
+            "SELECT d.passage, p.score, p.first, p.total FROM page p JOIN docs d ON d.id = p.doc ORDER BY p.n"
         )
         return sql, self.args
 
@@ -578,9 +594,8 @@ class _Plan:
 
     def aggregations(self) -> dict[str, list[tuple[str, int]]]:
         rows = self.store.db.query(
-            f"{self._candidates()} SELECT d.book, d.category, d.chapter, GROUPING(d.book, d.category, d.chapter), "
-            "count(*) FROM matched m JOIN docs d ON d.id = m.doc GROUP BY GROUPING SETS ((d.book), (d.category), "
-            "(d.book, d.chapter))",
+            f"{self._candidates()} SELECT book, category, chapter, GROUPING(book, category, chapter), count(*) "
+            "FROM matched GROUP BY GROUPING SETS ((book), (category), (book, chapter))",
             self.args,
         )
         out: dict[str, list[tuple[str, int]]] = {name: [] for name in self.q.aggregate}
