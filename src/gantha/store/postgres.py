@@ -303,16 +303,20 @@ class PostgresStore(TableStore):
         return n, {i: max(tokens.get(i, 0) / n, 1e-9) for i in range(len(FIELDS))}
 
     def search(self, q: StoreQuery) -> StoreResult:
+        """One statement: the candidates are found once, then the page and the aggregations read them."""
         plan = _Plan(self, q)
-        sql, args = plan.page()
-        rows = self.db.query(sql, args)
-        total = rows[0][3] if rows else (self.db.query(*plan.total())[0][0] if q.offset else 0)
+        rows = self.db.query(*plan.statement())
+        page = [r for r in rows if r[0] == 0]
+        counts = [r[5:] for r in rows if r[0] == 1]
+        total = next((n for book, category, chapter, grouping, n in counts if grouping == 0b111), None)
+        if total is None:  # no aggregations asked: the total came with the page (or the page is past the end)
+            total = page[0][4] if page else (self.db.query(*plan.total())[0][0] if q.offset else 0)
         reading = q.order == "reading"
         hits = [
             StoreHit(Passage(**orjson.loads(passage)), 1.0 if reading else float(score), bool(first and q.rank_first))
-            for passage, score, first, _ in rows
+            for _, passage, score, first, *_ in page
         ]
-        return StoreResult(total, hits, plan.aggregations() if q.aggregate else {})
+        return StoreResult(total, hits, plan.buckets(counts) if q.aggregate else {})
 
     def _passages(self, where: str, args: tuple, order: str = "seq") -> list[Passage]:
         rows = self.db.query(f"SELECT passage FROM docs WHERE {where} ORDER BY {order}", args)
@@ -576,8 +580,9 @@ class _Plan:
             f"WHERE NOT COALESCE(a.excluded, FALSE) AND {self.filters})"
         )
 
-    def page(self) -> tuple[str, list[Any]]:
-        """The page (passages fetched for its rows only) and the total."""
+    def statement(self) -> tuple[str, list[Any]]:
+        """Rows ``(0, passage, score, first, total)`` of the page, then ``(1, …, book, category, chapter,
+        grouping, count)`` of the aggregations (the empty grouping: the total)."""
         q = self.q
         rank = f"m.score + CASE WHEN m.first THEN {RANK_FIRST_SCORE} ELSE 0 END"
         order = "m.first DESC, m.corpus, m.book, m.seq" if q.order == "reading" else f"{rank} DESC, m.doc"
@@ -585,21 +590,23 @@ class _Plan:
             f"{self._candidates()}, page AS (SELECT m.doc, m.score, m.first, COUNT(*) OVER () AS total, "
             f"ROW_NUMBER() OVER (ORDER BY {order}) AS n FROM matched m ORDER BY {order} "
             f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}) "
-            "SELECT d.passage, p.score, p.first, p.total FROM page p JOIN docs d ON d.id = p.doc ORDER BY p.n"
+            "SELECT 0 AS part, d.passage, p.score, p.first, p.total, NULL::text AS book, NULL::text AS category, "
+            "NULL::integer AS chapter, NULL::integer AS grouping, p.n FROM page p JOIN docs d ON d.id = p.doc"
         )
-        return sql, self.args
+        if q.aggregate:
+            sql += (
+                " UNION ALL SELECT 1, NULL, NULL, NULL, NULL, book, category, chapter, "
+                "GROUPING(book, category, chapter), count(*) FROM matched "
+                "GROUP BY GROUPING SETS ((book), (category), (book, chapter), ())"
+            )
+        return sql + " ORDER BY part, 10", self.args
 
     def total(self) -> tuple[str, list[Any]]:
         return f"{self._candidates()} SELECT count(*) FROM matched", self.args
 
-    def aggregations(self) -> dict[str, list[tuple[str, int]]]:
-        rows = self.store.db.query(
-            f"{self._candidates()} SELECT book, category, chapter, GROUPING(book, category, chapter), count(*) "
-            "FROM matched GROUP BY GROUPING SETS ((book), (category), (book, chapter))",
-            self.args,
-        )
+    def buckets(self, counts: list[tuple]) -> dict[str, list[tuple[str, int]]]:
         out: dict[str, list[tuple[str, int]]] = {name: [] for name in self.q.aggregate}
-        for book, category, chapter, grouping, n in rows:
+        for book, category, chapter, grouping, n in counts:
             if grouping == 0b011 and "book" in out:
                 out["book"].append((book, n))
             elif grouping == 0b101 and "category" in out:
