@@ -29,7 +29,7 @@ def main() -> None:
         ("dict", "wikipali/dict"),
     ):
         if (data / folder).exists():
-            extra[source] = ingest_lexicon(EmbeddedStore(INDEX).lexicon(), source, data / folder, force=True).seconds
+            extra[source] = ingest_lexicon(EmbeddedStore(INDEX), source, data / folder, force=True).seconds
     store = EmbeddedStore(INDEX)
     for source, run in (("myanmar", ingest_myanmar), ("suttacentral", ingest_suttacentral)):
         if (data / source).exists():

@@ -73,13 +73,12 @@ def add_sources(index: Path) -> None:
         shutil.copy(_lexicon_built[0] / "lexicon.sqlite", index / "lexicon.sqlite")
     else:
         store = EmbeddedStore(index)
-        lexicon = store.lexicon()
         for source, folder in (
             ("wordstats", "wikipali/word_statistics"),
             ("grammar", "wikipali/grammar"),
             ("dict", "wikipali/dict"),
         ):
-            assert ingest_lexicon(lexicon, source, DATA / folder).ok
+            assert ingest_lexicon(store, source, DATA / folder).ok
         store.close()
         _lexicon_built.append(index)
     store = EmbeddedStore(index)

@@ -63,8 +63,8 @@ def test_key_required(client, monkeypatch):
 
 def test_overview_counts(client):
     o = client.get("/api/v1/overview", headers=KEY).json()["data"]
-    assert o["passages"] > 10000 and o["books"] == 8 and o["index_bytes"] > 1_000_000
-    assert {c["corpus"] for c in o["corpora"]} == {"cst", "bible"}
+    assert o["passages"] > 10000 and o["books"] == 8 + 5 and o["index_bytes"] > 1_000_000  # and 5 dictionaries
+    assert {c["corpus"] for c in o["corpora"]} == {"cst", "bible", "dict"}
     assert dict(o["categories"])["mula"] == 2 and dict(o["tags"])["vinaya"] == 2
     assert o["last_ingests"] and o["last_ingests"][0]["ingested_at"] >= o["last_ingests"][-1]["ingested_at"]
 

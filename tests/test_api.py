@@ -59,7 +59,7 @@ def test_page_ref(client):
         ({"q": "x", "book": "nope.mul"}, 400, "unknown_book"),
         ({"q": "x", "category": "sutta"}, 400, "unknown_category"),
         ({"page_refs": "page 31"}, 400, "invalid_page_ref"),
-        ({"q": "x", "resource_type": "video"}, 400, "invalid_parameter"),
+        ({"q": "x", "resource_type": "video"}, 400, "unknown_resource_type"),
     ],
 )
 def test_bad_parameters_get_json_4xx(client, params, status, code):

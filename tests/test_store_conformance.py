@@ -77,7 +77,7 @@ def filled(request, tmp_path_factory, books) -> dict[str, str]:
             ("grammar", "wikipali/grammar"),
             ("dict", "wikipali/dict"),
         ):
-            assert ingest_lexicon(store.lexicon(), source, DATA / folder).ok
+            assert ingest_lexicon(store, source, DATA / folder).ok
         store.close()
         out[kind] = location
     return out
@@ -134,10 +134,12 @@ def test_backends_agree_on_totals_scores_and_aggregations(both, name):
     assert _ranking(embedded) == _ranking(postgres)  # the same BM25 scores in the same order, bold first
     if q.order == "reading":
         assert [h.passage.doc_id for h in embedded.hits] == [h.passage.doc_id for h in postgres.hits]
-    else:  # documents tied on a score may come in any order; everything above the last score is the same
-        last = embedded.hits[-1].score
-        above = [{h.passage.doc_id for h in r.hits if h.score > last + 1e-3} for r in (embedded, postgres)]
-        assert above[0] == above[1]
+    else:  # documents tied on a score may come in any order; everything between the page's cuts is the same
+        last, first = embedded.hits[-1].score, embedded.hits[0].score if q.offset else float("inf")
+        inside = [
+            {h.passage.doc_id for h in r.hits if last + 1e-3 < h.score < first - 1e-3} for r in (embedded, postgres)
+        ]
+        assert inside[0] == inside[1]  # ties at either cut of a page may fall on either side
 
 
 @pytest.mark.parametrize("kind", ["embedded", "postgres"])
@@ -163,7 +165,8 @@ def test_documents_by_coordinate_chapter_and_book(both, kind):
     assert store.chapter_title("cst", "vin02m3.mul", p.chapter) == p.chapter_title
     span = store.book_passages("cst", "vin02m3.mul", seqs=(p.seq, p.seq + 4))
     assert [x.seq for x in span] == list(range(p.seq, p.seq + 5))
-    assert len(store.iter_passages("cst", "pali")) == store.count() == sum(r.passages for r in store.books().values())
+    books = store.books("cst").values()
+    assert len(store.iter_passages("cst", "pali")) == sum(r.passages for r in books) < store.count()  # + dictionaries
     assert store.page_keys("P2.003", 3)[0][0].startswith("P2.003")
 
 
@@ -354,10 +357,11 @@ def test_the_cli_gives_the_same_answers_on_both_backends(filled):
         answers[kind] = json.loads(run.stdout)
     embedded, postgres = answers["embedded"], answers["postgres"]
     assert embedded["total"] == postgres["total"] > 20
-    ranked = [[(round(h["score"], 2), h["coordinate"]) for h in a["hits"]] for a in (embedded, postgres)]
-    assert [s for s, _ in ranked[0]] == [s for s, _ in ranked[1]]
-    unique = {s for s, _ in ranked[0] if [x for x, _ in ranked[0]].count(s) == 1}
-    assert [c for s, c in ranked[0] if s in unique] == [c for s, c in ranked[1] if s in unique]
+    scores = [[round(h["score"], 2) for h in a["hits"]] for a in (embedded, postgres)]
+    assert scores[0] == scores[1]
+    last = embedded["hits"][-1]["score"]  # documents tied with the last may be cut either way
+    above = [[h["coordinate"] for h in a["hits"] if h["score"] > last + 0.01] for a in (embedded, postgres)]
+    assert sorted(above[0]) == sorted(above[1]) and len(above[0]) > 10
 
 
 def test_two_servers_on_one_database_answer_while_a_third_process_ingests(pg_server, books, tmp_path):

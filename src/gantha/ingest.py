@@ -20,9 +20,8 @@ from typing import Any
 
 from gantha.corpus import bible, cst, dictionary, markdown, myanmar, suttacentral, wikipali
 from gantha.corpus.files import SourceError
-from gantha.model import Passage, comma_list
+from gantha.model import BookInfo, ChannelInfo, Passage, comma_list
 from gantha.store.base import BookRecord, Store
-from gantha.store.lexicon import Lexicon
 from gantha.text import align, chinese
 from gantha.text.sentences import chunks
 
@@ -331,12 +330,15 @@ def _tree_signature(path: Path) -> str:
     return _signature(*files)
 
 
-def ingest_lexicon(lexicon: Lexicon, source: str, path: Path, *, force: bool = False) -> IngestSummary:
-    """Load WikiPali's word analysis (``wordstats``), ending tables (``grammar``) or dictionaries (``dict``)."""
+def ingest_lexicon(store: Store, source: str, path: Path, *, force: bool = False) -> IngestSummary:
+    """Load WikiPali's word analysis (``wordstats``), ending tables (``grammar``) or dictionaries (``dict``:
+    into the lexicon, and each entry as a searchable document ``dict/<dictionary>/<headword>``)."""
     started = time.perf_counter()
     summary = IngestSummary(source, str(path))
     signature = _tree_signature(path)
-    if not force and lexicon.sources().get(source, (0, ""))[1] == signature:
+    lexicon = store.lexicon()
+    documents = source != "dict" or any(r.signature == signature for r in store.books("dict", channel=None).values())
+    if not force and lexicon.sources().get(source, (0, ""))[1] == signature and documents:
         summary.unchanged = 1
         return summary
     if source == "wordstats":
@@ -348,12 +350,53 @@ def ingest_lexicon(lexicon: Lexicon, source: str, path: Path, *, force: bool = F
     elif source == "dict":
         entries, problems = dictionary.read_dictionaries(path)
         summary.passages = lexicon.load_dictionaries(entries, path, signature)
+        _dictionary_documents(store, summary, entries, signature, str(path))
     else:
         raise ValueError(f"not a lexicon source: {source!r}")
     summary.skipped += [{"item": p.split(":")[0], "reason": p} for p in problems]
     summary.books = 1 if summary.passages else 0
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
+
+
+def _dictionary_documents(store: Store, summary: IngestSummary, entries: list, signature: str, source: str) -> None:
+    """Each dictionary a book of corpus ``dict`` in its own channel, each entry a passage whose paragraph is
+    its headword (``dict/concise/parivāsa``; a headword's second entry ``parivāsa~2``)."""
+    by_dictionary: dict[str, list] = {}
+    for e in entries:
+        if e.dictionary and e.word.strip():
+            by_dictionary.setdefault(e.dictionary, []).append(e)
+    for name, rows in sorted(by_dictionary.items()):
+        language = Counter(e.language for e in rows).most_common(1)[0][0]
+        info = BookInfo("dict", name, dictionary.TITLES.get(name, name), "", ["dictionary"])
+        channel = ChannelInfo(name, language, "dictionary", dictionary.TITLES.get(name, name), "MIT", "human", source)
+        seen: Counter[str] = Counter()
+        passages = []
+        for e in rows:
+            word = e.word.strip()
+            seen[word] += 1
+            head = " ".join(x for x in (e.pos.strip("."), e.grammar.strip(".")) if x)
+            meanings = "; ".join(m.strip() for m in e.meanings if m.strip())
+            text = " ".join(x for x in (word, head, meanings, e.note) if x)
+            display = f"**{word}**" + (f" ({head})" if head else "") + (f": {meanings}" if meanings else "")
+            passages.append(
+                Passage(
+                    corpus="dict",
+                    book=name,
+                    para=word if seen[word] == 1 else f"{word}~{seen[word]}",
+                    seq=len(passages),
+                    text=text,
+                    display=display + (f"\n\n{e.note}" if e.note else ""),
+                    channel=name,
+                    language=e.language or language,
+                    book_title=info.title,
+                    bold=[word],
+                    tags=info.tags,
+                )
+            )
+        _replace_book(store, summary, info, channel, passages, signature, source)
+    summary.passages = len(entries)
+    store.finish()
 
 
 # --- other corpora ----------------------------------------------------------------------------------

@@ -185,6 +185,7 @@ class SearchRequest(BaseModel):
     languages: list[str] = Field(default_factory=list)
     channels: list[str] = Field(default_factory=list)
     corpora: list[str] = Field(default_factory=list)
+    resource_types: list[str] = Field(default_factory=list)  # origin_text, translation, dictionary … or a corpus
     granularity: str | None = None
     limit: int = Field(10, ge=1, le=MAX_LIMIT)
     offset: int = Field(0, ge=0, le=MAX_OFFSET)
@@ -309,3 +310,49 @@ class SearchResponse(BaseModel):
         )
 
     suggestions: list[str] = Field(default_factory=list)
+
+
+# --- the lexicon: what its readers produce and its tables hold --------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WordAnalysis:
+    word: str
+    base: str
+    count: int
+    type: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndingRule:
+    """A lemma ending in ``base_ending`` has a form ending in ``form_ending`` with this grammar."""
+
+    base_ending: str
+    form_ending: str
+    pos: str  # .n. noun, .v. verb, .ti. participle-like adjective …
+    grammar: str  # .m.$.sg.$.acc.
+    probability: float
+    source: str = "wikipali-endings"
+
+
+@dataclass(frozen=True, slots=True)
+class SandhiRule:
+    """A word ending in ``ending`` also appears ending in ``joined`` (with an enclitic)."""
+
+    ending: str
+    joined: str
+    enclitic: str
+    source: str = "wikipali-sandhi"
+
+
+@dataclass(slots=True)
+class DictEntry:
+    word: str
+    dictionary: str
+    language: str
+    pos: str = ""  # .n:base. …
+    grammar: str = ""  # .m. …
+    parent: str = ""
+    meanings: list[str] = field(default_factory=list)
+    note: str = ""
+    factors: str = ""

@@ -198,6 +198,9 @@ class Suggestion(BaseModel):
     kind: str  # pali | dictionary | page_ref
     count: int = 0
     note: str | None = None
+    pali: str | None = None  # the Pali word (the original API's fields)
+    romanized: str | None = None  # the Pali word without diacritics
+    frequency: int | None = None  # paragraphs holding it
 
 
 class SuggestResult(BaseModel):
@@ -529,6 +532,11 @@ class Research:
             res.query_info.forms = []  # listed once, under lemma
         if res.outcome == "past_end":
             res.message = f"no hits on this page: {res.total:,} in all, and the page starts at hit {req.offset + 1:,}"
+        if res.total == 0 and "none" in res.query_info.filters.get("channel", []) + res.query_info.filters.get(
+            "corpus", []
+        ):
+            res.message = f"this index holds no documents of resource type {', '.join(req.resource_types)}"
+            return res
         if res.total == 0 and req.mode in ("fuzzy", "exact") and not (lemma or req.forms or req.page_ref):
             self._did_you_mean(res)
         if res.total == 0 and req.languages and not req.corpora and not req.books:
@@ -984,24 +992,37 @@ class Research:
 
     # suggest -------------------------------------------------------------------------------------
 
-    def suggest(self, q: str, type: str = "term", limit: int = 10) -> SuggestResult:
-        """Completions: Pali forms with diacritics by frequency, Chinese dictionary terms, page refs."""
+    def suggest(self, q: str, type: str = "term", limit: int = 10, language: str | None = None) -> SuggestResult:
+        """Completions: Pali forms with diacritics by frequency, Chinese dictionary terms, page refs.
+        ``language`` zh: the Chinese renderings of the Pali words completed (or found by their Chinese)."""
         q = q.strip()
         out: list[Suggestion] = []
         if not q:
             return SuggestResult(q=q, type=type, suggestions=[])
+        chinese_wanted = (language or "").startswith("zh")
         if type == "page_ref":
             out = self._suggest_page_ref(q, limit)
         elif CJK.search(q):
             for word, meaning in self.lexicon.headwords_by_meaning(q, limit):
-                out.append(Suggestion(text=word, kind="dictionary", note=meaning))
+                text = meaning if chinese_wanted else word
+                out.append(Suggestion(text=text, kind="dictionary", note=meaning, pali=word, romanized=fold(word)))
         else:
             text, _ = normalize_query_text(q)
             words = text.split()
             if words:
                 head = " ".join(words[:-1])
-                for _, form, count in self.store.vocabulary(words[-1], limit):
-                    out.append(Suggestion(text=f"{head} {form}".strip(), kind="pali", count=count))
+                for folded, form, count in self.store.vocabulary(words[-1], limit * (3 if chinese_wanted else 1)):
+                    found = Suggestion(
+                        text=f"{head} {form}".strip(), kind="pali", count=count, pali=form, romanized=folded
+                    )
+                    if chinese_wanted:  # the word's Chinese meaning, when a dictionary gives one
+                        lemma = next((c.lemma for c in self.lemmas(form)), form)
+                        if not (meaning := self.lexicon.chinese_meaning(lemma)):
+                            continue
+                        found.text, found.note, found.kind = meaning, lemma, "dictionary"
+                    out.append(found)
+        for s in out:
+            s.frequency = s.count
         return SuggestResult(q=q, type=type, suggestions=out[:limit])
 
     def _suggest_page_ref(self, q: str, limit: int) -> list[Suggestion]:

@@ -36,7 +36,7 @@ def _ingest(store: Store, task: Task) -> dict[str, Any]:
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {path}")
     if source in LEXICON_SOURCES:
-        return asdict(ingest_lexicon(store.lexicon(), source, path))
+        return asdict(ingest_lexicon(store, source, path))
     queue = store.tasks()
     counts = {"done": 0, "passages": 0, "written": 0.0}  # kept here; written to the queue at most every 0.3 s
 

@@ -16,6 +16,7 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
+from gantha.api.errors import answers
 from gantha.config import settings
 from gantha.ingest import SOURCES
 from gantha.store.base import Store
@@ -81,7 +82,9 @@ def _document(store: Store, key: str) -> dict[str, Any]:
 
 
 def router(store: Callable[[], Store]) -> APIRouter:
-    api = APIRouter(prefix="/api/v1", dependencies=[Depends(require_key)], tags=["admin"])
+    api = APIRouter(
+        prefix="/api/v1", dependencies=[Depends(require_key)], tags=["admin"], responses=answers(401, 413, 422, 503)
+    )
 
     def queue() -> TaskQueue:
         return store().tasks()
@@ -134,7 +137,7 @@ def router(store: Callable[[], Store]) -> APIRouter:
     def tasks(limit: int = 50) -> dict[str, Any]:
         return {"success": True, "data": [t.model_dump() for t in queue().list(max(1, min(limit, 500)))]}
 
-    @api.get("/documents/tasks/{task_id}", summary="A task's state, progress, result or error")
+    @api.get("/documents/tasks/{task_id}", summary="A task's state, progress, result or error", responses=answers(404))
     def task(task_id: str) -> dict[str, Any]:
         found = queue().get(task_id)
         if found is None:
@@ -150,6 +153,7 @@ def router(store: Callable[[], Store]) -> APIRouter:
     @api.post(
         "/documents",
         status_code=202,
+        responses=answers(400, 403),
         summary="Add a source: JSON {source, path} (a server path) or a multipart upload (file, source)",
     )
     async def add(request: Request) -> JSONResponse:
@@ -195,11 +199,20 @@ def router(store: Callable[[], Store]) -> APIRouter:
             params = {"source": body.source, "path": str(target)}
         return accepted(queue().submit("ingest", params))
 
-    @api.get("/documents/{key:path}", summary="One document: title, category, channels with counts and sources")
+    @api.get(
+        "/documents/{key:path}",
+        summary="One document: title, category, channels with counts and sources",
+        responses=answers(404),
+    )
     def document(key: str) -> dict[str, Any]:
         return {"success": True, "data": _document(store(), key)}
 
-    @api.delete("/documents/{key:path}", status_code=202, summary="Delete a document (all channels) as a task")
+    @api.delete(
+        "/documents/{key:path}",
+        status_code=202,
+        summary="Delete a document (all channels) as a task",
+        responses=answers(404),
+    )
     def delete(key: str) -> JSONResponse:
         _document(store(), key)  # 404 now rather than a failed task
         corpus, _, book = key.partition("/")

@@ -16,7 +16,9 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gantha import __version__
-from gantha.api import admin, pages
+from gantha.api import admin, contract, pages
+from gantha.api.contract import Result
+from gantha.api.errors import ERRORS, ErrorResponse
 from gantha.config import settings
 from gantha.model import (
     MAX_LIMIT,
@@ -46,25 +48,13 @@ from gantha.store.base import StoreError
 from gantha.tasks import TaskRunner
 from gantha.text.refs import PageRefError
 
-RESOURCE_TYPES = {"cst": "cst", "pali": "cst", "tipitaka": "cst", "bible": "bible", "md": "md", "markdown": "md"}
-
-
-class ErrorBody(BaseModel):
-    code: str
-    message: str
-
-
-class ErrorResponse(BaseModel):
-    success: bool = False
-    error: ErrorBody
-
 
 class SearchData(BaseModel):
     total: int
     page: int
     page_size: int
     took: float  # milliseconds
-    results: list[Hit]
+    results: list[Result]
     aggregations: dict[str, list[Bucket]]
     outcome: str  # hits | no_hits | unattested_form | not_found
     message: str | None = None
@@ -116,13 +106,6 @@ class HealthData(BaseModel):
 class HealthEnvelope(BaseModel):
     success: bool = True
     data: HealthData
-
-
-ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorResponse, "description": "bad request (code says why)"},
-    422: {"model": ErrorResponse, "description": "invalid parameter"},
-    503: {"model": ErrorResponse, "description": "index unavailable"},
-}
 
 
 def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
@@ -268,15 +251,24 @@ def create_app(location: str | Path) -> FastAPI:
     def search(
         q: Annotated[str, Query(description='words, "a phrase", -excluded, prefix*; any script or ASCII scheme')] = "",
         search_mode: SearchMode = SearchMode.FUZZY,
-        resource_type: Annotated[str | None, Query(description="corpus: cst (alias pali, tipitaka)")] = None,
+        resource_type: Annotated[
+            str | None,
+            Query(
+                description="comma-separated: origin_text, translation, nissaya, dictionary, term, article, "
+                "or a corpus: cst (pali, tipitaka), bible, md, dict"
+            ),
+        ] = None,
         granularity: Annotated[str | None, Query(pattern="^(paragraph|sentence)$")] = None,
         language: Annotated[str | None, Query(description="comma-separated languages, e.g. pali")] = None,
-        category: Annotated[str | None, Query(description="comma-separated: mula, atthakatha, tika, anya")] = None,
+        category: Annotated[
+            str | None,
+            Query(description="comma-separated: mula (pali), atthakatha (commentary), tika (subcommentary), anya"),
+        ] = None,
         tags: Annotated[str | None, Query(description="comma-separated tags, e.g. vinaya,sutta,digha")] = None,
         book: Annotated[str | None, Query(description="comma-separated book ids, e.g. vin02m3.mul")] = None,
         page_refs: Annotated[str | None, Query(description="a page reference: P2.0031, P2.31, PTS Vin II 31")] = None,
         page: Annotated[int, Query(ge=1, le=MAX_OFFSET)] = 1,
-        page_size: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
+        page_size: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 20,
         scheme: Annotated[str, Query(pattern="^(auto|iast|velthuis|hk)$")] = "auto",
         forms: Annotated[str | None, Query(description="comma-separated exact forms; any matches")] = None,
         lemma: Annotated[str | None, Query(description="expand this lemma to its attested forms first")] = None,
@@ -296,14 +288,6 @@ def create_app(location: str | Path) -> FastAPI:
     ) -> SearchEnvelope:
         if (page - 1) * page_size > MAX_OFFSET:
             raise SearchError("invalid_parameter", f"page {page} of {page_size} starts past result {MAX_OFFSET:,}")
-        corpora = []
-        if resource_type:
-            if resource_type not in RESOURCE_TYPES:
-                raise SearchError(
-                    "invalid_parameter",
-                    f"unknown resource_type {resource_type!r}; one of {', '.join(sorted(RESOURCE_TYPES))}",
-                )
-            corpora = [RESOURCE_TYPES[resource_type]]
         req = SearchRequest(
             q=q,
             mode=search_mode,
@@ -312,7 +296,7 @@ def create_app(location: str | Path) -> FastAPI:
             categories=[category] if category else [],
             tags=[tags] if tags else [],
             languages=[language] if language else [],
-            corpora=corpora,
+            resource_types=comma_list(resource_type),
             granularity=granularity,
             limit=page_size,
             offset=(page - 1) * page_size,
@@ -340,7 +324,7 @@ def create_app(location: str | Path) -> FastAPI:
             page=page,
             page_size=page_size,
             took=res.took_ms,
-            results=res.hits,
+            results=contract.results(research(), res.hits, res.query_info),
             aggregations=res.aggregations,
             outcome=res.outcome,
             message=res.message,
@@ -357,8 +341,11 @@ def create_app(location: str | Path) -> FastAPI:
         q: str,
         type: Annotated[str, Query(pattern="^(term|pali_romanized|page_ref)$")] = "term",
         limit: Annotated[int, Query(ge=1, le=50)] = 10,
+        language: Annotated[
+            str | None, Query(description="language of the suggestions: pali (default) or zh (Chinese renderings)")
+        ] = None,
     ) -> Envelope[SuggestResult]:
-        return Envelope(data=research().suggest(q, type, limit))
+        return Envelope(data=research().suggest(q, type, limit, language))
 
     @app.get("/api/v3/forms", summary="Lemma candidates and attested forms with counts", responses=ERRORS)
     def forms(

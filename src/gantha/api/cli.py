@@ -123,7 +123,7 @@ def _ingest_one(
         if source in LEXICON_SOURCES:
             status = err.status(f"loading {source} from {path}", spinner="dots")
             with status if show_progress else contextlib.nullcontext():
-                return ingest_lexicon(store.lexicon(), source, path, force=force)
+                return ingest_lexicon(store, source, path, force=force)
         with tracker(err, source, enabled=show_progress) as progress:
             summary = STORE_INGESTERS[source](store, path, force=force, progress=progress)
         if embed and (targets := vectors_after(source, settings().vector_corpora)):

@@ -9,26 +9,22 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gantha.corpus.files import logical_name, read_text
+from gantha.model import DictEntry
 from gantha.text.pali import canon
 
 LANGUAGES = {"en": "en", "tc": "zh-Hant", "zh-cn": "zh-Hans", "zh": "zh", "si": "si"}
 
 
-@dataclass(slots=True)
-class DictEntry:
-    word: str
-    dictionary: str
-    language: str
-    pos: str = ""  # .n:base. …
-    grammar: str = ""  # .m. …
-    parent: str = ""
-    meanings: list[str] = field(default_factory=list)
-    note: str = ""
-    factors: str = ""
+TITLES = {  # the dictionaries of WikiPali's dicttext folder
+    "concise": "Concise Pali-English Dictionary (Buddhadatta)",
+    "uhan_en": "Pali-English Dictionary (U Hau Sein)",
+    "shuihan": "巴汉词典 (水汉)",
+    "bhmf": "巴汉词典 (明法)",
+    "sinhala": "Pali-Sinhala Dictionary",
+}
 
 
 def _entries(path: Path) -> Iterator[DictEntry]:

@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 
 from gantha.corpus.files import logical_name, read_text
 from gantha.model import BookInfo, ChannelInfo, Passage
-from gantha.text.chinese import has_chinese
+from gantha.text.chinese import has_chinese, to_simplified
 
 CORPUS = "md"
 CHANNEL = ChannelInfo("md", "", "original", "", "", "unknown", "user documents")
@@ -62,7 +62,7 @@ def read_file(path: Path, root: Path) -> tuple[BookInfo, list[Passage]]:
         str(meta.get("category") or ""),
         [str(t) for t in (tags if isinstance(tags, list) else [tags])],
     )
-    language = str(meta.get("language") or ("zh" if has_chinese(text) else "en"))
+    language = str(meta.get("language") or _language(text))
     if logical_name(path).lower().endswith(".txt"):
         blocks = [("", 0, [p.strip()]) for p in re.split(r"\n\s*\n", text) if p.strip()]
     else:
@@ -139,3 +139,10 @@ def _blocks(text: str) -> Iterator[tuple[str, int, list[str]]]:
             block = "\n".join(lines[tok.map[0] : tok.map[1]]).strip()
             if block:
                 yield "text", 0, [block]
+
+
+def _language(text: str) -> str:
+    """BCP-47 of an undeclared document: zh-Hans or zh-Hant for Chinese (by its characters), else en."""
+    if not has_chinese(text):
+        return "en"
+    return "zh-Hans" if to_simplified(text) == text else "zh-Hant"

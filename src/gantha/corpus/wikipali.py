@@ -13,10 +13,10 @@ import csv
 import io
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from gantha.corpus.files import logical_name, read_text
+from gantha.model import EndingRule, SandhiRule, WordAnalysis
 from gantha.text.pali import canon
 
 
@@ -32,14 +32,6 @@ def _csv_files(path: Path) -> list[Path]:
 
 def _rows(path: Path) -> Iterator[list[str]]:
     yield from csv.reader(io.StringIO(read_text(path)))
-
-
-@dataclass(frozen=True, slots=True)
-class WordAnalysis:
-    word: str
-    base: str
-    count: int
-    type: str
 
 
 def read_word_statistics(path: Path) -> tuple[list[WordAnalysis], list[str]]:
@@ -58,28 +50,6 @@ def read_word_statistics(path: Path) -> tuple[list[WordAnalysis], list[str]]:
             problems.append(f"{f}: {exc}")
     rows = [WordAnalysis(w, b, c, t) for (w, b, t), c in totals.items()]
     return rows, problems
-
-
-@dataclass(frozen=True, slots=True)
-class EndingRule:
-    """A lemma ending in ``base_ending`` has a form ending in ``form_ending`` with this grammar."""
-
-    base_ending: str
-    form_ending: str
-    pos: str  # .n. noun, .v. verb, .ti. participle-like adjective …
-    grammar: str  # .m.$.sg.$.acc.
-    probability: float
-    source: str = "wikipali-endings"
-
-
-@dataclass(frozen=True, slots=True)
-class SandhiRule:
-    """A word ending in ``ending`` also appears ending in ``joined`` (with an enclitic)."""
-
-    ending: str
-    joined: str
-    enclitic: str
-    source: str = "wikipali-sandhi"
 
 
 def read_grammar(path: Path) -> tuple[list[EndingRule], list[SandhiRule]]:

@@ -18,3 +18,7 @@ class ServiceError(RuntimeError):
     @property
     def unconfigured(self) -> bool:
         return is_unconfigured(self.code)
+
+
+class LLMError(ServiceError):
+    """The model could not be asked: not configured, unreachable, or it answered an error."""

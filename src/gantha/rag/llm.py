@@ -14,13 +14,11 @@ from typing import Any
 
 import httpx
 
-from gantha.rag.errors import ServiceError
+from gantha.rag.errors import LLMError
+
+__all__ = ["ChatClient", "Completion", "LLMError", "client_from_settings"]
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
-
-
-class LLMError(ServiceError):
-    """The model could not be asked: not configured, unreachable, or it answered an error."""
 
 
 @dataclass

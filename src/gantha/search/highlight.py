@@ -37,19 +37,17 @@ def mark_positions(
     return marked
 
 
-def snippet(
+def _window(
     text: str,
     analyse: Callable[[str], str],
     terms: set[str],
-    phrases: list[list[str]] = (),  # type: ignore[assignment]
-    prefixes: list[str] = (),  # type: ignore[assignment]
-    *,
-    inner: list[str] = (),  # type: ignore[assignment]
-    width: int = SNIPPET_WORDS,
-    open_tag: str = "<mark>",
-    close_tag: str = "</mark>",
-) -> tuple[str, int]:
-    """An HTML-escaped window of ``width`` words around the densest matches; return it with the match count."""
+    phrases: list[list[str]],
+    prefixes: list[str],
+    inner: list[str],
+    width: int,
+) -> tuple[int, int, list[tuple[int, int]], int]:
+    """The character span of the ``width`` words around the densest matches, the matched words' spans in it,
+    and how many words matched."""
     if has_chinese(text):  # segmented words, simplified, with offsets in the original characters
         triples = word_spans(text)
         spans = [(s, e) for _, s, e in triples]
@@ -65,7 +63,7 @@ def snippet(
             tokens = [analyse(text[s:e]) for s, e in spans]
     marked = mark_positions(tokens, terms, list(phrases), list(prefixes), list(inner))
     if not spans:
-        return html.escape(text), 0
+        return 0, len(text), [], 0
     if len(spans) <= width:
         first, last = 0, len(spans) - 1
     else:
@@ -79,13 +77,50 @@ def snippet(
         first, last = best_start, best_start + width - 1
     begin = 0 if first == 0 else spans[first][0]
     end = len(text) if last == len(spans) - 1 else spans[last][1]
+    return begin, end, [spans[i] for i in range(first, last + 1) if i in marked], len(marked)
+
+
+def _render(text: str, begin: int, end: int, marks: list[tuple[int, int]], open_tag: str, close_tag: str) -> str:
     out, pos = [], begin
-    for i in range(first, last + 1):
-        s, e = spans[i]
-        if i in marked:
-            out.append(html.escape(text[pos:s]))
-            out.append(f"{open_tag}{html.escape(text[s:e])}{close_tag}")
-            pos = e
+    for s, e in marks:
+        out += [html.escape(text[pos:s]), f"{open_tag}{html.escape(text[s:e])}{close_tag}"]
+        pos = e
     out.append(html.escape(text[pos:end]))
-    body = "".join(out).strip()
-    return ("… " if begin > 0 else "") + body + (" …" if end < len(text) else ""), len(marked)
+    return "".join(out).strip()
+
+
+def snippet(
+    text: str,
+    analyse: Callable[[str], str],
+    terms: set[str],
+    phrases: list[list[str]] = (),  # type: ignore[assignment]
+    prefixes: list[str] = (),  # type: ignore[assignment]
+    *,
+    inner: list[str] = (),  # type: ignore[assignment]
+    width: int = SNIPPET_WORDS,
+    open_tag: str = "<mark>",
+    close_tag: str = "</mark>",
+) -> tuple[str, int]:
+    """An HTML-escaped window of ``width`` words around the densest matches; return it with the match count."""
+    begin, end, marks, count = _window(text, analyse, terms, list(phrases), list(prefixes), list(inner), width)
+    body = _render(text, begin, end, marks, open_tag, close_tag)
+    return ("… " if begin > 0 else "") + body + (" …" if end < len(text) else ""), count
+
+
+def markdown_snippet(
+    display: str,
+    analyse: Callable[[str], str],
+    terms: set[str],
+    phrases: list[list[str]] = (),  # type: ignore[assignment]
+    prefixes: list[str] = (),  # type: ignore[assignment]
+) -> str:
+    """A snippet of the Markdown display with its bold kept as ``**…**`` (a bold run the window cuts is
+    opened or closed at the cut)."""
+    begin, end, marks, _ = _window(display, analyse, terms, list(phrases), list(prefixes), [], SNIPPET_WORDS)
+    body = _render(display, begin, end, marks, "<mark>", "</mark>")
+    opened = display[:begin].count("**") % 2 == 1
+    if opened:
+        body = "**" + body
+    if body.count("**") % 2:
+        body += "**"
+    return ("… " if begin > 0 else "") + body + (" …" if end < len(display) else "")

@@ -8,6 +8,7 @@ paragraphs on that page of that edition, the one the page begins in first.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -24,6 +25,7 @@ from gantha.model import (
     SearchResponse,
     comma_list,
 )
+from gantha.search import resources
 from gantha.search.fusion import rrf, weighted
 from gantha.search.highlight import snippet
 from gantha.search.query import ParsedQuery, parse_query
@@ -124,10 +126,11 @@ class Searcher:
                     f"unknown book {unknown[0]!r}: books are ids such as vin02m3.mul (see /api/v3/books)",
                 )
             filters["book"] = [b.split("/", 1)[1] if b in books_known else b for b in books]
-        categories = [fold(c).replace("-", "") for c in comma_list(req.categories)]
+        categories = [resources.category(fold(c).replace("-", "")) for c in comma_list(req.categories)]
         valid = [c.value for c in Category]
         if bad := [c for c in categories if c not in valid]:
-            raise SearchError("unknown_category", f"unknown category {bad[0]!r}; one of {', '.join(valid)}")
+            names = ", ".join([*valid, *resources.CATEGORIES])
+            raise SearchError("unknown_category", f"unknown category {bad[0]!r}; one of {names}")
         if categories:
             filters["category"] = categories
         known_tags = {t for rec in books_known.values() for t in rec.info.tags}
@@ -147,6 +150,17 @@ class Searcher:
                 raise SearchError(
                     f"unknown_{name}", f"unknown {name} {bad[0]!r}; this index has {', '.join(sorted(values))}"
                 )
+        if kinds := comma_list(req.resource_types):  # the original API's resource types: corpora and channels
+            try:
+                corpora, channels = resources.channels_of(kinds, self.store.records())
+            except KeyError as exc:
+                raise SearchError(
+                    "unknown_resource_type",
+                    f"unknown resource_type {exc.args[0]!r}; one of {', '.join(resources.known())}",
+                ) from exc
+            filters["corpus"] = sorted(set(filters.get("corpus", corpora)) & corpora) or ["none"]
+            if channels is not None:
+                filters["channel"] = sorted(set(filters.get("channel", channels)) & channels) or ["none"]
         canon_indexed = any(rec.info.corpus == DEFAULT_CORPUS for rec in books_known.values())
         if "corpus" not in filters and "book" not in filters and canon_indexed:  # the default scope: the canon
             filters["corpus"] = [DEFAULT_CORPUS]
@@ -307,6 +321,16 @@ class Searcher:
             book, _, number = bucket.key.rpartition("/ch")
             heading = self.store.chapter_title(corpora.get(book, DEFAULT_CORPUS), book, int(number))
             bucket.title = " › ".join(t for t in (titles.get(book), heading) if t)
+        if "channel" in out:  # the original API's aggregations: by language and by resource type
+            kinds = {
+                r.channel.name: (r.channel.language, resources.resource_type(r.info.corpus, r.channel.type))
+                for r in self.store.records()
+            }
+            for i, name in enumerate(("language", "resource_type")):
+                counts: Counter[str] = Counter()
+                for bucket in out["channel"]:
+                    counts[kinds.get(bucket.key, ("", ""))[i] or "unknown"] += bucket.count
+                out[name] = [Bucket.model_construct(key=k, count=c, title=None) for k, c in counts.most_common()]
         return out
 
     # --- semantic and hybrid ----------------------------------------------------------------------

@@ -59,7 +59,7 @@ class StoreQuery:
     limit: int = 10
     offset: int = 0
     order: Literal["score", "reading"] = "score"
-    aggregate: tuple[str, ...] = ("book", "category", "chapter")  # chapter keys: book/chN
+    aggregate: tuple[str, ...] = ("book", "category", "chapter", "channel")  # chapter keys: book/chN
 
 
 @dataclass(slots=True)
@@ -171,6 +171,10 @@ class Store(Protocol):
 
     def channels(self, corpus: str, book: str) -> list[BookRecord]:
         """Every channel recorded for a book."""
+        ...
+
+    def records(self) -> list[BookRecord]:
+        """Every recorded book in every channel."""
         ...
 
     def all_channels(self) -> list[ChannelInfo]: ...

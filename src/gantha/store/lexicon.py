@@ -12,8 +12,7 @@ from pathlib import Path
 
 import orjson
 
-from gantha.corpus.dictionary import DictEntry
-from gantha.corpus.wikipali import EndingRule, SandhiRule, WordAnalysis
+from gantha.model import DictEntry, EndingRule, SandhiRule, WordAnalysis
 from gantha.store.sql import Database
 from gantha.text.chinese import has_chinese, to_simplified
 from gantha.text.inflect import EXTRA_SANDHI
@@ -188,6 +187,11 @@ class Lexicon:
     def chinese_terms(self, longest: int = 4) -> list[str]:
         """Short Chinese renderings in the dictionaries (夜叉, 别住 …): the segmenter's Buddhist terms."""
         return sorted({m for _, m, _ in self._chinese_meanings if 1 < len(m) <= longest and HAN_ONLY.match(m)})
+
+    def chinese_meaning(self, headword: str) -> str | None:
+        """The shortest Chinese rendering the dictionaries give a headword (simplified), if any."""
+        found = [m for word, m, _ in self._chinese_meanings if word == headword and HAN_ONLY.match(m)]
+        return min(found, key=len, default=None)
 
     def headwords_by_meaning(self, text: str, limit: int = 10) -> list[tuple[str, str]]:
         """Pali headwords whose Chinese meaning contains ``text``: (word, that meaning), closest first."""

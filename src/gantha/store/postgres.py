@@ -308,7 +308,7 @@ class PostgresStore(TableStore):
         rows = self.db.query(*plan.statement())
         page = [r for r in rows if r[0] == 0]
         counts = [r[5:] for r in rows if r[0] == 1]
-        total = next((n for book, category, chapter, grouping, n in counts if grouping == 0b111), None)
+        total = next((row[-1] for row in counts if row[-2] == 0b1111), None)
         if total is None:  # no aggregations asked: the total came with the page (or the page is past the end)
             total = page[0][4] if page else (self.db.query(*plan.total())[0][0] if q.offset else 0)
         reading = q.order == "reading"
@@ -591,28 +591,31 @@ class _Plan:
             f"ROW_NUMBER() OVER (ORDER BY {order}) AS n FROM matched m ORDER BY {order} "
             f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}) "
             "SELECT 0 AS part, d.passage, p.score, p.first, p.total, NULL::text AS book, NULL::text AS category, "
-            "NULL::integer AS chapter, NULL::integer AS grouping, p.n FROM page p JOIN docs d ON d.id = p.doc"
+            "NULL::integer AS chapter, NULL::text AS channel, NULL::integer AS grouping, p.n "
+            "FROM page p JOIN docs d ON d.id = p.doc"
         )
         if q.aggregate:
             sql += (
-                " UNION ALL SELECT 1, NULL, NULL, NULL, NULL, book, category, chapter, "
-                "GROUPING(book, category, chapter), count(*) FROM matched "
-                "GROUP BY GROUPING SETS ((book), (category), (book, chapter), ())"
+                " UNION ALL SELECT 1, NULL, NULL, NULL, NULL, book, category, chapter, channel, "
+                "GROUPING(book, category, chapter, channel), count(*) FROM matched "
+                "GROUP BY GROUPING SETS ((book), (category), (book, chapter), (channel), ())"
             )
-        return sql + " ORDER BY part, 10", self.args
+        return sql + " ORDER BY part, 11", self.args
 
     def total(self) -> tuple[str, list[Any]]:
         return f"{self._candidates()} SELECT count(*) FROM matched", self.args
 
     def buckets(self, counts: list[tuple]) -> dict[str, list[tuple[str, int]]]:
         out: dict[str, list[tuple[str, int]]] = {name: [] for name in self.q.aggregate}
-        for book, category, chapter, grouping, n in counts:
-            if grouping == 0b011 and "book" in out:
+        for book, category, chapter, channel, grouping, n in counts:
+            if grouping == 0b0111 and "book" in out:
                 out["book"].append((book, n))
-            elif grouping == 0b101 and "category" in out:
+            elif grouping == 0b1011 and "category" in out:
                 out["category"].append((category, n))
-            elif grouping == 0b010 and "chapter" in out:
+            elif grouping == 0b0101 and "chapter" in out:
                 out["chapter"].append((f"{book}/ch{chapter}", n))
+            elif grouping == 0b1110 and "channel" in out:
+                out["channel"].append((channel, n))
         return {name: sorted(buckets, key=lambda kv: (-kv[1], kv[0])) for name, buckets in out.items()}
 
 

@@ -105,6 +105,10 @@ class TableStore:
                 out.setdefault(f"{r.info.corpus}/{r.info.book}", r)
         return out
 
+    def records(self) -> list[BookRecord]:
+        """Every recorded book in every channel."""
+        return list(self._records())
+
     def channels(self, corpus: str, book: str) -> list[BookRecord]:
         return [r for r in self._records() if r.info.corpus == corpus and r.info.book == book]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gantha.corpus.wikipali import EndingRule, SandhiRule
+from gantha.model import EndingRule, SandhiRule
 
 # where WikiPali's sandhi table falls short: common enclitic joins attested in the canon
 EXTRA_SANDHI = (
