@@ -121,7 +121,7 @@ def test_chain_mcp(full_ingest):
                 "forms": forms,
                 "bold": await call("search", forms=[f["form"] for f in forms["forms"]], bold=True, limit=5),
                 "dist": await call("dist", lemma="parivāsa"),
-                "got": await call("get", coordinates=["cst/vin02m3.mul/75"], channels=["pali", "my"]),
+                "got": await call("get", coordinates=["cst/vin02m3.mul/75"], channel=["pali", "my"]),
                 "chapter": await call("chapter", coordinate="cst/vin02m3.mul/75"),
                 "versions": await call("versions", coordinate="cst/vin02m3.mul/75"),
                 "page": await call("search_by_page_ref", page_ref="PTS Vin II 31"),

@@ -316,6 +316,29 @@ def test_a_missing_index_is_a_store_error(request, tmp_path, kind):
         open_store(location, create=False)
 
 
+def test_a_read_only_connection_serves_the_index(filled):
+    """Servers may read from a replica: a connection that cannot write opens the index a writer made
+    and answers searches and research verbs as the primary does."""
+    from urllib.parse import quote
+
+    from gantha.model import SearchRequest
+    from gantha.research import Research
+
+    read_only = filled["postgres"] + "&options=" + quote("-c default_transaction_read_only=on")
+    replica, primary = Research.open(read_only), Research.open(filled["postgres"])
+    for req, lemma in ((SearchRequest(q="parivasa"), None), (SearchRequest(), "parivāsa")):
+        got, want = replica.search(req, lemma=lemma), primary.search(req, lemma=lemma)
+        assert got.total == want.total > 0
+        assert [h.coordinate for h in got.hits] == [h.coordinate for h in want.hits]
+    assert replica.forms("parivāsa").total_paragraphs == primary.forms("parivāsa").total_paragraphs > 0
+    assert replica.suggest("pariva").suggestions
+    with pytest.raises(StoreError):  # and it says why it cannot write
+        replica.store.add([_passage("ro", "1", "parivāso")])
+        replica.store.commit()
+    replica.store.close()
+    primary.store.close()
+
+
 def test_an_unreachable_database_is_a_store_error():
     with pytest.raises(StoreError, match="cannot connect"):
         open_store("postgresql://nobody@127.0.0.1:9/none?connect_timeout=2")

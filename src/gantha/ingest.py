@@ -558,23 +558,3 @@ def embed_corpora(
     vectors.save()
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
-
-
-# every source by name: the store's readers, the lexicon's tables, and the corpus whose vectors an
-# ingest of that source refreshes (when the corpus is in GANTHA_VECTOR_CORPORA)
-STORE_INGESTERS = {
-    "cst": ingest_cst,
-    "myanmar": ingest_myanmar,
-    "suttacentral": ingest_suttacentral,
-    "bible": ingest_bible,
-    "markdown": ingest_markdown,
-}
-LEXICON_SOURCES = ("wordstats", "grammar", "dict")
-SOURCES = (*STORE_INGESTERS, *LEXICON_SOURCES)
-VECTOR_CORPUS_OF = {"bible": "bible", "markdown": "md", "suttacentral": "cst"}
-
-
-def vectors_after(source: str, configured: str) -> list[str]:
-    """The configured vector targets (``GANTHA_VECTOR_CORPORA``) that an ingest of ``source`` refreshes."""
-    corpus = VECTOR_CORPUS_OF.get(source)
-    return [t for t in comma_list(configured) if corpus and t.partition(":")[0] == corpus]

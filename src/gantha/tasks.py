@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from gantha.config import settings
-from gantha.ingest import LEXICON_SOURCES, STORE_INGESTERS, embed_corpora, ingest_lexicon, vectors_after
+from gantha.ingest import embed_corpora, ingest_lexicon
+from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
 from gantha.store.base import IndexBusy, Store, StoreError
 from gantha.store.factory import open_store
 from gantha.store.queue import MAX_ATTEMPTS, Task, TaskQueue
@@ -48,7 +49,7 @@ def _ingest(store: Store, task: Task) -> dict[str, Any]:
             queue.update(task.id, done=counts["done"], passages=counts["passages"], total=total, message=name)
 
     try:
-        summary = STORE_INGESTERS[source](store, path, progress=progress)
+        summary = SOURCES[source].ingester(store, path, progress=progress)
         targets = vectors_after(source, settings().vector_corpora)
         embedded = None
         if targets:

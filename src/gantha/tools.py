@@ -16,6 +16,7 @@ from pydantic import Field, create_model
 from gantha.model import MAX_LIMIT, MAX_OFFSET, SearchMode, SearchRequest
 from gantha.research import Research
 from gantha.search.service import HIT_FIELDS, compact
+from gantha.verbs import VERBS, Verb
 
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description=f"hits per page, 1–{MAX_LIMIT}")]
 Offset = Annotated[int, Field(ge=0, le=MAX_OFFSET, description=f"hits to skip, 0–{MAX_OFFSET:,}")]
@@ -38,8 +39,31 @@ def _dump(model: Any) -> dict[str, Any]:
     return model.model_dump(exclude_none=True)
 
 
+def _tool(verb: Verb, research: Research) -> Callable[..., dict[str, Any]]:
+    """The tool function of a research verb: its parameters as keyword arguments, with bounds and help."""
+
+    def tool(**values: Any) -> dict[str, Any]:
+        return _dump(verb.run(research, verb.params(**values)))
+
+    parameters, hints = [], {}
+    for name, field in verb.params.model_fields.items():
+        hints[name] = Annotated[(field.annotation, *field.metadata, Field(description=field.description))]
+        default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
+        parameters.append(
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hints[name])
+        )
+    tool.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    tool.__annotations__ = {**hints, "return": dict[str, Any]}
+    tool.__name__ = tool.__qualname__ = verb.tool_name
+    tool.__doc__ = verb.doc
+    return tool
+
+
 class Toolbox:
-    """The tools over one :class:`Research`; each returns JSON-ready data or raises ``ValueError``."""
+    """The tools over one :class:`Research`; each returns JSON-ready data or raises ``ValueError``.
+
+    The research verbs' tools are generated from :data:`gantha.verbs.VERBS`; the search tools are here.
+    """
 
     NAMES = (
         "search",
@@ -59,6 +83,8 @@ class Toolbox:
 
     def __init__(self, research: Research) -> None:
         self.research = research
+        for verb in VERBS:
+            setattr(self, verb.tool_name, _tool(verb, research))
 
     def functions(self) -> list[Callable[..., dict[str, Any]]]:
         return [getattr(self, name) for name in self.NAMES]
@@ -118,52 +144,6 @@ class Toolbox:
             order=order,
             fields=fields,
         )
-
-    def similar_sentences(self, sentence: str, limit: Limit = 10) -> dict[str, Any]:
-        """Sentences whose sequence of lemmas matches this one regardless of inflection and sandhi,
-        each with a 0–1 similarity (1.0: the same lemmas in the same order). For finding parallels."""
-        return _dump(self.research.similar(sentence, limit=limit))
-
-    def forms(self, word: str, compounds: bool = True, unattested: bool = False) -> dict[str, Any]:
-        """Expand a Pali word to its lemma and every form attested in the canon (a verb's participles,
-        gerundives and absolutives included), with paragraph and bold counts and which source proposed
-        each form; the compounds holding the lemma apart, with their members (compounds=false: none);
-        the forms the tables propose that never occur only with unattested=true. Use before an exact search."""
-        return _dump(self.research.forms(word, compounds=compounds, unattested=unattested))
-
-    def word(self, word: str) -> dict[str, Any]:
-        """Dictionary meanings (English, Chinese, Sinhala) and morphology (lemma, case, number) of a Pali word."""
-        return _dump(self.research.word(word))
-
-    def dist(self, forms: list[str] | None = None, lemma: str | None = None, bold: bool = False) -> dict[str, Any]:
-        """How the paragraphs containing any of these forms spread over books: title, category
-        (root text / commentary / subcommentary), tags, counts. Give forms or a lemma."""
-        return _dump(self.research.dist(forms or [], lemma=lemma, bold_only=bold))
-
-    def get(self, coordinates: list[str], channels: list[str] | None = None, tokens: bool = False) -> dict[str, Any]:
-        """Fetch paragraphs by coordinate, with heading path, page refs of every edition and
-        ready citations. channels: pali (default), my (Burmese), en (English), pli-ms. A channel
-        without text there comes back with status "missing" — say so rather than translate yourself.
-        tokens=true adds each word's lemma and grammar."""
-        return _dump(self.research.get(coordinates, channels or None, tokens))
-
-    def chapter(self, coordinate: str, confirm: bool = False, section: bool = False) -> dict[str, Any]:
-        """The chapter containing a coordinate, the whole sutta a reference names (MN 10), or a paragraph
-        range (cst/vin02m3.mul/150-160); section=true: only the innermost heading's section. Without
-        confirm only its size (paragraphs, tokens): check the size before asking for the text with confirm=true."""
-        return _dump(self.research.chapter(coordinate, confirm, section=section))
-
-    def versions(self, coordinate: str) -> dict[str, Any]:
-        """Which channels (original, translations) have text at a coordinate and which are missing,
-        with language, translator and provenance."""
-        return _dump(self.research.versions(coordinate))
-
-    def suggest(
-        self, q: str, type: Literal["term", "page_ref"] = "term", limit: Annotated[int, Field(ge=1, le=100)] = 10
-    ) -> dict[str, Any]:
-        """Complete a partial word (ASCII → Pali with diacritics, by frequency), a Chinese term
-        (→ Pali headwords) or a page reference (type page_ref)."""
-        return _dump(self.research.suggest(q, type, limit))
 
     # the function-calling set of the original design
     def search_by_query(

@@ -18,12 +18,11 @@ from pydantic import BaseModel
 
 from gantha.api.errors import answers
 from gantha.config import settings
-from gantha.ingest import SOURCES
+from gantha.sources import SOURCES, UPLOAD_SOURCES
 from gantha.store.base import Store
 from gantha.store.queue import TaskQueue
 from gantha.tasks import Task, save_upload
 
-UPLOAD_SOURCES = {".md": "markdown", ".markdown": "markdown", ".txt": "markdown", ".xml": "cst"}  # also .gz of these
 MAX_UPLOAD = 50 * 2**20
 
 
@@ -168,10 +167,9 @@ def router(store: Callable[[], Store]) -> APIRouter:
                 raise AdminError(413, "too_large", f"upload larger than {MAX_UPLOAD // 2**20} MiB")
             suffix = Path(name.removesuffix(".gz")).suffix.lower()
             source = str(form.get("source") or UPLOAD_SOURCES.get(suffix) or "")
-            if source not in ("markdown", "cst"):
-                raise AdminError(
-                    400, "invalid_parameter", f"cannot ingest {name!r}: upload Markdown/text (.md, .txt) or CST XML"
-                )
+            if source not in set(UPLOAD_SOURCES.values()):
+                accepted = ", ".join(f"{s} ({n})" for s, n in UPLOAD_SOURCES.items())
+                raise AdminError(400, "invalid_parameter", f"cannot ingest {name!r}: upload one of {accepted}, or .gz")
             try:
                 path = save_upload(store(), name, data)
             except ValueError as exc:

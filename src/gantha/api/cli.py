@@ -7,54 +7,44 @@ Exit codes: 0 done; 1 unexpected failure; 2 bad input (unknown book, unparseable
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
-import re
 import sys
 import threading
+import typing
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 import typer
-from rich.console import Console
+from pydantic import ValidationError
+from pydantic.fields import FieldInfo
 from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
 from gantha.api.progress import tracker
+from gantha.api.render import SHOW, err, out, show_search
 from gantha.config import settings
 from gantha.corpus.cst import BookError
 from gantha.corpus.download import DownloadError, download_cst
 from gantha.embed import EmbedderError, make_embedder
-from gantha.ingest import (
-    LEXICON_SOURCES,
-    STORE_INGESTERS,
-    IngestSummary,
-    embed_corpora,
-    ingest_lexicon,
-    vectors_after,
-    write_report,
-)
-from gantha.ingest import (
-    SOURCES as INGEST_SOURCES,
-)
+from gantha.ingest import IngestSummary, embed_corpora, ingest_lexicon, write_report
 from gantha.model import MAX_LIMIT, CoordinateError, SearchMode, SearchRequest, comma_list
 from gantha.research import Research
 from gantha.search.service import SearchError, compact
+from gantha.sources import DATA_LAYOUT, LEXICON_SOURCES, SOURCES, vectors_after
 from gantha.store.base import Store, StoreError
 from gantha.store.factory import open_store
 from gantha.store.sql import redacted
 from gantha.text.refs import PageRefError
-
-COMPOUNDS_SHOWN = 30  # compounds listed by `gantha forms` (all of them with --json)
+from gantha.verbs import VERBS, Verb
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.splitlines()[0] if __doc__ else "")
-out = Console()
-err = Console(stderr=True)
 
-SOURCES = (*INGEST_SOURCES, "all")
+CHOICES = (*SOURCES, "all")
 IndexOpt = Annotated[
     str | None,
     typer.Option(
@@ -103,17 +93,6 @@ def _print_json(data: Any) -> None:
 
 # --- ingest ---------------------------------------------------------------------------------------
 
-# where each source lies in a folder laid out like the project's shared data
-DATA_LAYOUT = {
-    "cst": "cst",
-    "wordstats": "wikipali/word_statistics",
-    "grammar": "wikipali/grammar",
-    "dict": "wikipali/dict",
-    "myanmar": "myanmar",
-    "suttacentral": "suttacentral",
-    "bible": "bible",
-}
-
 
 def _ingest_one(
     source: str, index: str, path: Path, force: bool, show_progress: bool, embed: bool = True
@@ -125,7 +104,7 @@ def _ingest_one(
             with status if show_progress else contextlib.nullcontext():
                 return ingest_lexicon(store, source, path, force=force)
         with tracker(err, source, enabled=show_progress) as progress:
-            summary = STORE_INGESTERS[source](store, path, force=force, progress=progress)
+            summary = SOURCES[source].ingester(store, path, force=force, progress=progress)
         if embed and (targets := vectors_after(source, settings().vector_corpora)):
             summary.embedded = _embed(store, targets, show_progress).__dict__
         return summary
@@ -193,7 +172,7 @@ def _ingest_all(
 @app.command()
 @cli_errors
 def ingest(
-    source: Annotated[str, typer.Argument(help=f"one of: {', '.join(SOURCES)}")],
+    source: Annotated[str, typer.Argument(help=f"one of: {', '.join(CHOICES)}")],
     path: Annotated[Path, typer.Argument(help="file or folder (plain or .gz)")],
     index: IndexOpt = None,
     force: Annotated[bool, typer.Option(help="re-ingest books whose files are unchanged")] = False,
@@ -201,8 +180,8 @@ def ingest(
     as_json: JsonOpt = False,
 ) -> None:
     """Index a source (resumable: unchanged books are skipped); `all` reads a folder laid out like shared/data."""
-    if source not in SOURCES:
-        _fail(f"unknown source {source!r}; this version reads: {', '.join(SOURCES)}", 2)
+    if source not in CHOICES:
+        _fail(f"unknown source {source!r}; this version reads: {', '.join(CHOICES)}", 2)
     if not path.exists():
         _fail(f"no such file or folder: {path}", 2)
     if source == "all":
@@ -214,18 +193,6 @@ def ingest(
 
 
 # --- search ---------------------------------------------------------------------------------------
-
-
-_MARK = re.compile(r"<mark>(.*?)</mark>")
-
-
-def _rich_snippet(snippet: str) -> str:
-    import html
-
-    return _MARK.sub(
-        lambda m: f"[bold yellow]{escape(html.unescape(m.group(1)))}[/bold yellow]",
-        escape(html.unescape(_MARK.sub(lambda m: f"<mark>{m.group(1)}</mark>", snippet))),
-    )
 
 
 @app.command()
@@ -287,58 +254,57 @@ def search(
     if as_json:
         _print_json(compact(res.model_dump(mode="json"), comma_list(fields)))
         return
-    info = res.query_info
-    parts = info.terms + ['"' + " ".join(p) + '"' for p in info.phrases] + [p + "*" for p in info.prefixes]
-    if info.forms:
-        parts.append("forms " + ",".join(info.forms))
-    if info.lemma:
-        parts.append(
-            f"lemma {info.lemma['lemma']} ({len(info.lemma['forms'])} forms, "
-            f"{len(info.lemma.get('compounds', []))} compounds)"
-        )
-    if info.page_ref:
-        parts.append(f"page {info.page_ref['key']}")
-    out.print(
-        f"[bold]{res.total:,}[/bold] hits for [cyan]{escape(' '.join(parts))}[/cyan] "
-        f"({info.mode.value}, field {info.field}) in {res.took_ms:.1f} ms",
-        highlight=False,
-    )
-    for inf in info.inflections:
-        also = f"; also {', '.join(inf['others'])}" if inf["others"] else ""
-        out.print(f"{inf['word']} → every form of {inf['lemma']} ({len(inf['forms'])} forms{also})", highlight=False)
-    if res.query_info.bridges:
-        out.print(
-            "bridges: "
-            + "; ".join(
-                f"{b['from']} → {b['to']} ({b['source']}, {len(b['forms'])} forms)" for b in res.query_info.bridges
-            ),
-            highlight=False,
-        )
-    if res.outcome == "not_found":
-        out.print(f"[bold red]not found[/bold red]: {escape(res.message or '')}", highlight=False)
-        for h in res.weak:
-            out.print(f"  weak {h.confidence or 0:.2f} {h.coordinate} {escape(f'[{h.channel}]')}", highlight=False)
-        return
-    if res.message:
-        err.print(f"[yellow]{escape(res.message)}[/yellow]", highlight=False)
-        if res.suggestions:
-            err.print("attested forms: " + ", ".join(res.suggestions), highlight=False)
-    if not res.hits:
-        return
-    table = Table(show_lines=True)
-    table.add_column("#", justify="right")
-    table.add_column("coordinate", no_wrap=True)
-    table.add_column("where")
-    table.add_column("snippet")
-    for h in res.hits:
-        where = f"{h.book_title} › {h.path[-1]}" if h.path else h.book_title
-        mark = " [bold]★[/bold]" if h.bold_match else (f" {h.similarity:.2f}" if h.similarity is not None else "")
-        channel = "" if h.channel == "pali" else escape(f" [{h.channel}]")
-        table.add_row(str(h.rank), h.coordinate + channel + mark, escape(where), _rich_snippet(h.snippet))
-    out.print(table)
-    cats = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("category", []))
-    books = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("book", [])[:6])
-    out.print(f"categories: {cats}\nbooks: {books}", highlight=False)
+    show_search(res)
+
+
+# --- the research verbs, generated from their declarations in gantha.verbs -------------------------
+
+
+def _verb_parameter(verb: Verb, name: str, field: FieldInfo) -> inspect.Parameter:
+    """The Typer argument or option of one field of a verb's parameters."""
+    kind, help_ = field.annotation, field.description or ""
+    if typing.get_origin(kind) is Literal:
+        help_ = f"{help_ + '; ' if help_ else ''}one of: {', '.join(typing.get_args(kind))}".strip()
+        kind = str
+    elif typing.get_origin(kind) is list:
+        kind = list[str] | None
+    default = None if field.is_required() else field.get_default(call_default_factory=True) or None
+    if field.is_required() and name in verb.arguments:
+        default = inspect.Parameter.empty
+    marker = typer.Argument(help=help_) if name in verb.arguments else typer.Option(help=help_)
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[kind, marker])
+
+
+def _one_line(exc: ValidationError, verb: Verb) -> str:
+    first = exc.errors()[0]
+    name = str(first["loc"][0]) if first["loc"] else ""
+    where = name.upper() if name in verb.arguments else "--" + name.replace("_", "-")
+    return f"{where}: {first['msg']}"
+
+
+def _verb_command(verb: Verb) -> None:
+    def command(index: str | None = None, as_json: bool = False, **values: Any) -> None:
+        try:
+            params = verb.params(**{k: v for k, v in values.items() if v is not None})
+        except ValidationError as exc:
+            _fail(_one_line(exc, verb), 2)
+        res = verb.run(_research(index), params)
+        if as_json:
+            return _print_json(res.model_dump(mode="json", exclude_none=True))
+        SHOW[verb.name](res)
+
+    fields = [_verb_parameter(verb, n, f) for n, f in verb.params.model_fields.items()]
+    surface = [
+        inspect.Parameter("index", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=IndexOpt),
+        inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=JsonOpt),
+    ]
+    command.__signature__ = inspect.Signature(fields + surface)  # type: ignore[attr-defined]
+    command.__doc__ = verb.doc
+    app.command(verb.name, help=verb.doc)(cli_errors(command))
+
+
+for _verb in VERBS:
+    _verb_command(_verb)
 
 
 @app.command()
@@ -412,173 +378,6 @@ def eval_(
 
 
 # --- research verbs -------------------------------------------------------------------------------
-
-
-@app.command()
-@cli_errors
-def forms(
-    word: str,
-    compounds: Annotated[bool, typer.Option(help="list the compounds holding the lemma")] = True,
-    unattested: Annotated[bool, typer.Option(help="list the proposed forms the texts never write")] = False,
-    index: IndexOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Candidate lemmas of a word, every attested form of the best one and the compounds holding it, with
-    paragraph and bold counts."""
-    res = _research(index).forms(word, compounds=compounds, unattested=unattested)
-    if as_json:
-        return _print_json(res.model_dump(exclude_none=True))
-    lemmas = ", ".join(f"{c.lemma} ({c.score:.2f}; {'+'.join(c.sources)})" for c in res.lemmas[:5])
-    out.print(f"lemma [bold]{res.lemma}[/bold]; candidates: {escape(lemmas) or '-'}", highlight=False)
-    if res.message:
-        err.print(f"[yellow]{escape(res.message)}[/yellow]", highlight=False)
-    table = Table("form", "paragraphs", "bold", "grammar", "proposed by")
-    for f in res.forms:
-        table.add_row(f.form, str(f.paragraphs), str(f.bold_paragraphs), "; ".join(f.grammar[:3]), ", ".join(f.sources))
-    out.print(table)
-    out.print(f"{len(res.forms)} attested forms in {res.total_paragraphs:,} paragraphs", highlight=False)
-    if res.compounds:
-        table = Table("compound", "paragraphs", "bold", "members")
-        for f in res.compounds[:COMPOUNDS_SHOWN]:
-            table.add_row(f.form, str(f.paragraphs), str(f.bold_paragraphs), " + ".join(f.members))
-        out.print(table)
-        out.print(
-            f"{len(res.compounds)} compounds (the first {min(COMPOUNDS_SHOWN, len(res.compounds))} shown; all with "
-            f"--json); forms and compounds in {res.compound_paragraphs:,} paragraphs",
-            highlight=False,
-        )
-    if res.unattested:
-        out.print("unattested: " + ", ".join(res.unattested), highlight=False)
-    elif res.unattested_count:
-        out.print(f"{res.unattested_count} proposed forms never occur (--unattested lists them)", highlight=False)
-
-
-@app.command()
-@cli_errors
-def word(word: str, index: IndexOpt = None, as_json: JsonOpt = False) -> None:
-    """Dictionary meanings and morphology (form → lemma, grammar) of a word."""
-    res = _research(index).word(word)
-    if as_json:
-        return _print_json(res.model_dump())
-    for m in res.morphology[:6]:
-        out.print(f"[bold]{res.word}[/bold] = {m.lemma}, {m.pos} {m.grammar} ({m.source})", highlight=False)
-    for e in res.entries:
-        out.print(
-            f"[cyan]{e.word}[/cyan] [{e.dictionary}, {e.language}] {e.grammar} {escape('; '.join(e.meanings))}",
-            highlight=False,
-        )
-    if res.message:
-        err.print(f"[yellow]{escape(res.message)}[/yellow]", highlight=False)
-
-
-@app.command()
-@cli_errors
-def dist(
-    forms: Annotated[list[str] | None, typer.Argument(help="exact forms")] = None,
-    lemma: Annotated[str | None, typer.Option(help="expand this lemma to its attested forms")] = None,
-    bold: Annotated[bool, typer.Option("--bold", help="count only bold occurrences")] = False,
-    category: Annotated[list[str] | None, typer.Option()] = None,
-    index: IndexOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """How the hits of these forms spread over books (title, category, tags), most first."""
-    res = _research(index).dist(comma_list(forms), lemma=lemma, bold_only=bold, categories=category or [])
-    if as_json:
-        return _print_json(res.model_dump())
-    table = Table("book", "title", "category", "tags", "paragraphs")
-    for b in res.books:
-        table.add_row(b.book, b.title, b.category, ",".join(b.tags), str(b.count))
-    out.print(table)
-    cats = ", ".join(f"{k} {v}" for k, v in res.by_category.items())
-    out.print(f"{res.total:,} paragraphs in {len(res.books)} books ({cats})", highlight=False)
-
-
-@app.command()
-@cli_errors
-def get(
-    coordinates: Annotated[list[str], typer.Argument(help="e.g. cst/vin02m3.mul/75")],
-    channel: Annotated[
-        str | None,
-        typer.Option(help="channels: pali, my, en, pli-ms, kjv, cuv (default: the original)"),
-    ] = None,
-    tokens: Annotated[bool, typer.Option("--tokens", help="analyse the Pali words")] = False,
-    index: IndexOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Paragraphs by coordinate, with citations; a channel without text there is reported missing."""
-    res = _research(index).get(coordinates, comma_list(channel) or None, tokens=tokens)
-    if as_json:
-        return _print_json(res.model_dump())
-    for it in res.items:
-        out.print(f"[bold]{it.coordinate}[/bold] {escape(f'[{it.channel}]')} {it.status}", highlight=False)
-        if it.status != "ok":
-            out.print(f"  {escape(it.message or '')}", highlight=False)
-            continue
-        if it.citations:
-            out.print(f"  [dim]{escape(it.citations.default)}[/dim]", highlight=False, soft_wrap=True)
-        out.print(escape(it.display or it.text or ""), highlight=False)
-        if it.tokens:
-            out.print(
-                " ".join(f"{t.surface}<{t.lemma or '?'}{'.' + t.grammar if t.grammar else ''}>" for t in it.tokens),
-                highlight=False,
-            )
-
-
-@app.command()
-@cli_errors
-def chapter(
-    coordinate: str,
-    confirm: Annotated[bool, typer.Option("--confirm", help="return the text, not only its size")] = False,
-    channel: str = "pali",
-    section: Annotated[bool, typer.Option("--section", help="only the innermost heading's section")] = False,
-    index: IndexOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """The chapter containing a coordinate (a sutta for a sutta reference, paragraphs A–B for
-    book/A-B): its size first; with --confirm, its text."""
-    res = _research(index).chapter(coordinate, confirm, channel, section=section)
-    if as_json:
-        return _print_json(res.model_dump())
-    out.print(
-        f"{res.book_title} › {res.chapter}: {res.paragraphs} paragraphs, {res.characters:,} characters, "
-        f"~{res.approx_tokens:,} tokens",
-        highlight=False,
-    )
-    for p in res.passages or []:
-        out.print(f"[dim]{p.coordinate}[/dim] {escape(p.display)}", highlight=False)
-    if res.message and not res.passages:
-        err.print(escape(res.message), highlight=False)
-
-
-@app.command()
-@cli_errors
-def versions(coordinate: str, index: IndexOpt = None, as_json: JsonOpt = False) -> None:
-    """Which channels (original, translations) have text at a coordinate, and which do not."""
-    res = _research(index).versions(coordinate)
-    if as_json:
-        return _print_json(res.model_dump())
-    table = Table("channel", "language", "type", "provenance", "status", "author")
-    for c in res.channels:
-        status = c.status + (f" → {c.anchor}" if c.anchor else "")
-        table.add_row(c.channel, c.language, c.type, c.provenance, status, c.author)
-    out.print(table)
-
-
-@app.command()
-@cli_errors
-def suggest(
-    q: str,
-    type: Annotated[str, typer.Option(help="term, pali_romanized or page_ref")] = "term",
-    limit: Annotated[int, typer.Option(min=1, max=50)] = 10,
-    index: IndexOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Completions: Pali forms with diacritics by frequency, Chinese dictionary terms, page references."""
-    res = _research(index).suggest(q, type, limit)
-    if as_json:
-        return _print_json(res.model_dump())
-    for s in res.suggestions:
-        out.print(f"{s.text}\t{s.count or ''}\t{s.note or ''}".rstrip(), highlight=False)
 
 
 @app.command()

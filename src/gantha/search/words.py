@@ -15,20 +15,15 @@ from functools import cached_property, lru_cache
 
 from pydantic import BaseModel, Field
 
+from gantha.search.compounds import Compounds, FormInfo
 from gantha.store.base import Store
 from gantha.store.lexicon import Lexicon
 from gantha.text.inflect import analyse, expand, grammar_label
 from gantha.text.pali import canon, fold
 
-_PREFIXES = "a an ā pa pā pari sam saṃ sa vi ni nī anu abhi adhi upa u ud ut ava o apa pati paṭi ati du dur su nir"
-VERBAL_PREFIXES = frozenset(_PREFIXES.split())  # upasagga and negation: derivation, not composition
-_ENCLITICS = "ca pi va eva iti ti hi nu kho pana tu ceva yeva api pīti nti mpi ñca"
-ENCLITICS = frozenset(_ENCLITICS.split())
-MIN_MEMBER = 3  # letters of the shortest compound member recognised
 DERIVED = (".prp.", ".pp.", ".fpp.")  # a verb's participles and gerundives: forms of the verb here
 REGULAR_DERIVATIONS = ("anta", "enta", "onta", "māna", "tabba", "anīya")  # not -ta/-na/-eyya: homographs
 VERBAL, NOMINAL = (".v.", ".v:ind."), (".n.", ".ti.")  # ending tables of finite verbs, of declined stems
-AROUND = 2000  # words looked at around each form when finding compounds
 
 
 class LemmaCandidate(BaseModel):
@@ -36,15 +31,6 @@ class LemmaCandidate(BaseModel):
     score: float
     sources: list[str]
     grammar: list[str] = Field(default_factory=list)
-
-
-class FormInfo(BaseModel):
-    form: str
-    paragraphs: int
-    bold_paragraphs: int
-    sources: list[str]
-    grammar: list[str] = Field(default_factory=list)
-    members: list[str] = Field(default_factory=list)  # a compound's parts, the lemma's among them
 
 
 @dataclass
@@ -76,6 +62,7 @@ class Words:
     def __init__(self, lexicon: Lexicon, store: Store):
         self.lexicon = lexicon
         self.store = store
+        self.compounds = Compounds(store, self.is_lemma, lambda: frozenset(r.form_ending for r in self._derivations))
         self.family = lru_cache(maxsize=1024)(self._family)
         self.inflection = lru_cache(maxsize=4096)(self._inflection)
 
@@ -189,7 +176,7 @@ class Words:
     def _family(self, lemma: str, compounds: bool = True) -> Family:
         if compounds:  # the paradigm once, the compounds on top
             forms = self.family(lemma, False)
-            return Family(lemma, forms.forms, self._compounds(lemma, forms.forms), forms.unattested)
+            return Family(lemma, forms.forms, self.compounds.find(lemma, forms.forms), forms.unattested)
         proposals = self._proposals(lemma)
         counts = self.store.word_counts(list(proposals))
         forms, unattested = [], []
@@ -201,77 +188,6 @@ class Words:
                 unattested.append(form)
         forms.sort(key=lambda f: (-f.paragraphs, f.form))
         return Family(lemma, forms, [], sorted(unattested))
-
-    # --- compounds ------------------------------------------------------------------------------
-
-    def _compounds(self, lemma: str, forms: list[FormInfo]) -> list[FormInfo]:
-        own = {f.form for f in forms}
-        found: dict[str, FormInfo] = {}
-        for f in forms:  # the lemma as the last member: another stem before one of its forms
-            if len(f.form) <= MIN_MEMBER:
-                continue
-            for word, n, bold in self.store.words_around(f.form, ending=True, limit=AROUND):
-                head = word[: len(word) - len(f.form)]
-                if word in own or self._derives(head, lemma):
-                    continue
-                if members := self.stems(head):
-                    found.setdefault(word, FormInfo(form=word, paragraphs=n, bold_paragraphs=bold, sources=[]))
-                    found[word].members = [*members, f.form]
-        if not lemma.endswith("ti"):  # a nominal stem as the first member: another word after it
-            for word, n, bold in self.store.words_around(lemma, ending=False, limit=AROUND):
-                tail = word[len(lemma) :]
-                if word not in own and word not in found and self._is_word(tail, n):
-                    found[word] = FormInfo(form=word, paragraphs=n, bold_paragraphs=bold, sources=[])
-                    found[word].members = [lemma, tail]
-        for info in found.values():
-            info.sources = ["compound"]
-        return sorted(found.values(), key=lambda f: (-f.paragraphs, f.form))
-
-    def _derives(self, head: str, lemma: str) -> bool:
-        """``head`` + ``lemma`` is not a compound of ``lemma`` but a derivation or a longer word: a participle
-        (labha|māna, visodhiya|māna, a|labha|māna), or a headword ending in it after a stem (dhamma|samā|dāna
-        holds samādāna; ghar|ā|vāsa holds āvāsa; pari|vāsa is a prefix)."""
-        if (
-            lemma in self._participle_suffixes
-            and (  # a verb's present stem before it (any last part of the head)
-                head.endswith("ya") or any(self.is_lemma(head[-k:] + "ti") for k in range(MIN_MEMBER, len(head) + 1))
-            )
-        ):
-            return True
-        if _prefixed(head) or _prefixed(head.removesuffix("ā")):  # sam|ā|dāna, pari|y|ā|dāna, up|ā|dāna
-            return True
-        for k in range(2, min(6, len(head))):  # a fragment, not a stem, that makes another word with the lemma
-            rest, part = head[: len(head) - k], head[len(head) - k :]
-            fragment = part != "sa" and (not self._is_stem(part) or _prefixed(part.removesuffix("ā")))
-            if fragment and self.is_lemma(part + lemma) and (rest in VERBAL_PREFIXES or self.stems(rest)):
-                return True
-        return False
-
-    @cached_property
-    def _participle_suffixes(self) -> frozenset[str]:
-        return frozenset(r.form_ending for r in self._derivations)
-
-    def stems(self, text: str) -> list[str]:
-        """``text`` read as one or two dictionary stems (vowel sandhi at the join undone), or []."""
-        if self._is_stem(text):
-            return [text]
-        for i in range(MIN_MEMBER, len(text) - MIN_MEMBER + 1):
-            left, right = text[:i], text[i:]
-            for lhs, rhs in _joins(left, right):
-                if self._is_stem(lhs) and self._is_stem(rhs):
-                    return [lhs, rhs]
-        return []
-
-    def _is_stem(self, text: str) -> bool:
-        if len(text) < MIN_MEMBER or text in VERBAL_PREFIXES:
-            return False
-        return self.is_lemma(text) or (text[-1] in "āīū" and self.is_lemma(text[:-1] + _SHORT[text[-1]]))
-
-    def _is_word(self, text: str, paragraphs: int) -> bool:
-        """A word attested on its own more often than in the compound, that can stand after a first member."""
-        if len(text) < MIN_MEMBER or text in ENCLITICS or text.startswith(("ti", "nti", "pi", "mpi", "m")):
-            return False
-        return self.store.word_counts([text]).get(text, (0, 0))[0] > max(2, paragraphs)
 
     # --- the ordinary search ------------------------------------------------------------------
 
@@ -292,19 +208,3 @@ class Words:
         if not forms:
             return None
         return Inflection(folded, best, forms, tuple(lemma for lemma in ranked[1:] if weight[lemma]))
-
-
-_SHORT = {"ā": "a", "ī": "i", "ū": "u"}
-
-
-def _prefixed(text: str) -> bool:
-    """A verbal prefix, alone or with a glide or a stem vowel (up|a, pari|y)."""
-    return text in VERBAL_PREFIXES or (text[:-1] in VERBAL_PREFIXES and text[-1:] in ("a", "y"))
-
-
-def _joins(left: str, right: str) -> list[tuple[str, str]]:
-    """Ways two members may have been joined: as they stand, or a + a → ā (pañc|āha = pañca + aha)."""
-    out = [(left, right)]
-    if right[:1] == "ā":
-        out.append((left + "a", "a" + right[1:]))
-    return out

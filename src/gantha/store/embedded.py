@@ -83,6 +83,100 @@ def _words_analyzer() -> tantivy.TextAnalyzer:
     )
 
 
+class _Compiler:
+    """StoreQuery → tantivy query: clauses on analysed fields, filters that select without scoring, ranked-first
+    clauses lifted by a constant, and the aggregations."""
+
+    def __init__(self, schema: tantivy.Schema):
+        self.schema = schema
+
+    def clause(self, c: Clause, scored: bool = True) -> tantivy.Query:
+        if c.kind == "phrase" and len(c.tokens) > 1:
+            return tantivy.Query.phrase_query(self.schema, c.field, c.tokens)
+        if c.kind in ("prefix", "suffix", "infix"):
+            shape = {"prefix": "{}.*", "suffix": ".*{}", "infix": ".*{}.*"}[c.kind]
+            queries = [tantivy.Query.regex_query(self.schema, c.field, shape.format(re.escape(t))) for t in c.tokens]
+            return (
+                queries[0]
+                if len(queries) == 1
+                else tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in queries])
+            )
+        if len(c.tokens) == 1:
+            return tantivy.Query.term_query(self.schema, c.field, c.tokens[0])
+        if (
+            scored and c.kind == "term" and c.field in SCORED_FIELDS
+        ):  # any of these words, ranked by BM25: how often, how rare, how short
+            terms = [tantivy.Query.term_query(self.schema, c.field, t) for t in c.tokens]
+            return tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms])
+        return tantivy.Query.term_set_query(self.schema, c.field, c.tokens)
+
+    def query(self, q: StoreQuery, *, with_ranking: bool = True) -> tantivy.Query:
+        parts: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        parts += [(tantivy.Occur.Must, self.clause(c, with_ranking)) for c in q.must]
+        if q.should:
+            should = [(tantivy.Occur.Should, self.clause(c, with_ranking)) for c in q.should]
+            parts.append((tantivy.Occur.Must, tantivy.Query.boolean_query(should)))
+        if q.alternatives:
+            groups = [
+                tantivy.Query.boolean_query([(tantivy.Occur.Must, self.clause(c, with_ranking)) for c in group])
+                for group in q.alternatives
+                if group
+            ]
+            parts.append((tantivy.Occur.Must, tantivy.Query.boolean_query([(tantivy.Occur.Should, g) for g in groups])))
+        parts += [(tantivy.Occur.MustNot, self.clause(c)) for c in q.must_not]
+        filters: list[tantivy.Query] = []  # select without scoring: a rarer book must not rank higher
+        for name, values in q.filters.items():
+            if values:  # term queries intersect by skipping; a term set would scan its whole posting lists
+                terms = [tantivy.Query.term_query(self.schema, name, v) for v in values]
+                filters.append(
+                    terms[0]
+                    if len(terms) == 1
+                    else tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms])
+                )
+        if q.book_pattern:
+            filters.append(tantivy.Query.regex_query(self.schema, "book", q.book_pattern + ".*"))
+        if q.tag_groups:  # "vinaya,khandhaka;abhidhamma": (vinaya and khandhaka) or abhidhamma
+            groups = [
+                tantivy.Query.boolean_query(
+                    [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "tags", t)) for t in group]
+                )
+                for group in q.tag_groups
+            ]
+            filters.append(tantivy.Query.boolean_query([(tantivy.Occur.Should, g) for g in groups]))
+        parts += [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in filters]
+        if not any(occur != tantivy.Occur.MustNot for occur, _ in parts):
+            parts.append((tantivy.Occur.Must, tantivy.Query.all_query()))
+        if with_ranking:
+            parts += [(tantivy.Occur.Should, self.clause(c)) for c in q.scoring]
+        if with_ranking and q.rank_first:
+            first = tantivy.Query.boolean_query([(tantivy.Occur.Should, self.clause(c)) for c in q.rank_first])
+            parts.append((tantivy.Occur.Should, tantivy.Query.const_score_query(first, RANK_FIRST_SCORE)))
+        return tantivy.Query.boolean_query(parts)
+
+    def aggregate(self, searcher: tantivy.Searcher, q: StoreQuery) -> dict[str, list[tuple[str, int]]]:
+        if not q.aggregate:
+            return {}
+        spec = {name: {"terms": {"field": name, "size": 1000}} for name in q.aggregate if name != "chapter"}
+        if "chapter" in q.aggregate:  # a chapter is a book's: book → chapter number, keyed book/chN
+            spec["chapter"] = {
+                "terms": {"field": "book", "size": 1000},
+                "aggs": {"number": {"terms": {"field": "chapter", "size": 1000}}},
+            }
+        raw = searcher.aggregate(self.query(q, with_ranking=False), spec)
+        out = {
+            name: sorted(((b["key"], b["doc_count"]) for b in raw.get(name, {}).get("buckets", [])), key=_by_count)
+            for name in spec
+        }
+        if "chapter" in spec:
+            chapters = [
+                (f"{book['key']}/ch{int(ch['key'])}", ch["doc_count"])
+                for book in raw.get("chapter", {}).get("buckets", [])
+                for ch in book.get("number", {}).get("buckets", [])
+            ]
+            out["chapter"] = sorted(chapters, key=_by_count)
+        return out
+
+
 class EmbeddedStore(TableStore):
     """Store on local disk (see module docstring). One writer at a time; any number of readers."""
 
@@ -97,6 +191,7 @@ class EmbeddedStore(TableStore):
             self._migrate_terms()
             self._init_tables(str(self.path))
             self.schema = _schema()
+            self._compiler = _Compiler(self.schema)
             self._index = tantivy.Index(self.schema, str(self.path / "tantivy"), reuse=True)
         except (OSError, ValueError, sqlite3.DatabaseError) as exc:
             raise StoreError(f"cannot open index at {self.path}: {exc}") from exc
@@ -267,72 +362,9 @@ class EmbeddedStore(TableStore):
     def count(self) -> int:
         return self._index.searcher().num_docs
 
-    def _clause(self, c: Clause, scored: bool = True) -> tantivy.Query:
-        if c.kind == "phrase" and len(c.tokens) > 1:
-            return tantivy.Query.phrase_query(self.schema, c.field, c.tokens)
-        if c.kind in ("prefix", "suffix", "infix"):
-            shape = {"prefix": "{}.*", "suffix": ".*{}", "infix": ".*{}.*"}[c.kind]
-            queries = [tantivy.Query.regex_query(self.schema, c.field, shape.format(re.escape(t))) for t in c.tokens]
-            return (
-                queries[0]
-                if len(queries) == 1
-                else tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in queries])
-            )
-        if len(c.tokens) == 1:
-            return tantivy.Query.term_query(self.schema, c.field, c.tokens[0])
-        if (
-            scored and c.kind == "term" and c.field in SCORED_FIELDS
-        ):  # any of these words, ranked by BM25: how often, how rare, how short
-            terms = [tantivy.Query.term_query(self.schema, c.field, t) for t in c.tokens]
-            return tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms])
-        return tantivy.Query.term_set_query(self.schema, c.field, c.tokens)
-
-    def _query(self, q: StoreQuery, *, with_ranking: bool = True) -> tantivy.Query:
-        parts: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        parts += [(tantivy.Occur.Must, self._clause(c, with_ranking)) for c in q.must]
-        if q.should:
-            should = [(tantivy.Occur.Should, self._clause(c, with_ranking)) for c in q.should]
-            parts.append((tantivy.Occur.Must, tantivy.Query.boolean_query(should)))
-        if q.alternatives:
-            groups = [
-                tantivy.Query.boolean_query([(tantivy.Occur.Must, self._clause(c, with_ranking)) for c in group])
-                for group in q.alternatives
-                if group
-            ]
-            parts.append((tantivy.Occur.Must, tantivy.Query.boolean_query([(tantivy.Occur.Should, g) for g in groups])))
-        parts += [(tantivy.Occur.MustNot, self._clause(c)) for c in q.must_not]
-        filters: list[tantivy.Query] = []  # select without scoring: a rarer book must not rank higher
-        for name, values in q.filters.items():
-            if values:  # term queries intersect by skipping; a term set would scan its whole posting lists
-                terms = [tantivy.Query.term_query(self.schema, name, v) for v in values]
-                filters.append(
-                    terms[0]
-                    if len(terms) == 1
-                    else tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms])
-                )
-        if q.book_pattern:
-            filters.append(tantivy.Query.regex_query(self.schema, "book", q.book_pattern + ".*"))
-        if q.tag_groups:  # "vinaya,khandhaka;abhidhamma": (vinaya and khandhaka) or abhidhamma
-            groups = [
-                tantivy.Query.boolean_query(
-                    [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "tags", t)) for t in group]
-                )
-                for group in q.tag_groups
-            ]
-            filters.append(tantivy.Query.boolean_query([(tantivy.Occur.Should, g) for g in groups]))
-        parts += [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in filters]
-        if not any(occur != tantivy.Occur.MustNot for occur, _ in parts):
-            parts.append((tantivy.Occur.Must, tantivy.Query.all_query()))
-        if with_ranking:
-            parts += [(tantivy.Occur.Should, self._clause(c)) for c in q.scoring]
-        if with_ranking and q.rank_first:
-            first = tantivy.Query.boolean_query([(tantivy.Occur.Should, self._clause(c)) for c in q.rank_first])
-            parts.append((tantivy.Occur.Should, tantivy.Query.const_score_query(first, RANK_FIRST_SCORE)))
-        return tantivy.Query.boolean_query(parts)
-
     def search(self, q: StoreQuery) -> StoreResult:
         searcher = self._index.searcher()
-        query = self._query(q)
+        query = self._compiler.query(q)
         if q.order == "reading":
             return self._search_reading(searcher, q, query)
         result = searcher.search(query, limit=q.limit, offset=q.offset, count=True)
@@ -341,7 +373,7 @@ class EmbeddedStore(TableStore):
             passage = self._passage(searcher, addr)
             ranked_first = bool(q.rank_first) and score >= RANK_FIRST_SCORE
             hits.append(StoreHit(passage, score - RANK_FIRST_SCORE if ranked_first else score, ranked_first))
-        return StoreResult(result.count or 0, hits, self._aggregate(searcher, q))
+        return StoreResult(result.count or 0, hits, self._compiler.aggregate(searcher, q))
 
     def _search_reading(self, searcher: tantivy.Searcher, q: StoreQuery, query: tantivy.Query) -> StoreResult:
         """Small result sets in reading order: ranked-first passages first, then by book and position."""
@@ -353,30 +385,7 @@ class EmbeddedStore(TableStore):
         found.sort(key=lambda t: (not t[0], t[1].corpus, t[1].book, t[1].seq))
         page = found[q.offset : q.offset + q.limit]
         hits = [StoreHit(p, 1.0, first) for first, p in page]
-        return StoreResult(result.count or 0, hits, self._aggregate(searcher, q))
-
-    def _aggregate(self, searcher: tantivy.Searcher, q: StoreQuery) -> dict[str, list[tuple[str, int]]]:
-        if not q.aggregate:
-            return {}
-        spec = {name: {"terms": {"field": name, "size": 1000}} for name in q.aggregate if name != "chapter"}
-        if "chapter" in q.aggregate:  # a chapter is a book's: book → chapter number, keyed book/chN
-            spec["chapter"] = {
-                "terms": {"field": "book", "size": 1000},
-                "aggs": {"number": {"terms": {"field": "chapter", "size": 1000}}},
-            }
-        raw = searcher.aggregate(self._query(q, with_ranking=False), spec)
-        out = {
-            name: sorted(((b["key"], b["doc_count"]) for b in raw.get(name, {}).get("buckets", [])), key=_by_count)
-            for name in spec
-        }
-        if "chapter" in spec:
-            chapters = [
-                (f"{book['key']}/ch{int(ch['key'])}", ch["doc_count"])
-                for book in raw.get("chapter", {}).get("buckets", [])
-                for ch in book.get("number", {}).get("buckets", [])
-            ]
-            out["chapter"] = sorted(chapters, key=_by_count)
-        return out
+        return StoreResult(result.count or 0, hits, self._compiler.aggregate(searcher, q))
 
     def chapter_title(self, corpus: str, book: str, chapter: int) -> str:
         """The heading of a book's chapter (from its first passage), or ""."""

@@ -36,8 +36,9 @@ from gantha.store.base import BookRecord, Clause, IndexBusy, StoreError, StoreHi
 from gantha.store.lexicon import Lexicon
 from gantha.store.queue import TaskQueue
 from gantha.store.sql import DatabaseError, PostgresDatabase, redacted
-from gantha.store.tables import LAST, TableStore
+from gantha.store.tables import TableStore
 from gantha.store.vectors import RowMeta, doc_of
+from gantha.store.vocabulary import LAST
 from gantha.text.analysis import index_texts
 from gantha.text.pali import WORD_RE
 
@@ -106,35 +107,17 @@ def _tokens(text: str) -> list[str]:
     return [t for t in WORD_RE.findall(text.lower()) if len(t.encode()) < LONGEST_TOKEN]
 
 
-class PostgresStore(TableStore):
-    """Store in a PostgreSQL database (see module docstring)."""
+class _Writer:
+    """The one writer of a database: its own connection, holding the writer's advisory lock, with every
+    change since the last commit in one open transaction."""
 
-    def __init__(self, url: str, *, create: bool = True):
-        self.url = url
-        self.location = redacted(url)
-        try:
-            self.db = PostgresDatabase(url)
-            if not create and not self.db.query("SELECT to_regclass('docs')")[0][0]:
-                raise StoreError(f"no index in {self.location} (run `gantha ingest … --store URL` first)")
-            with self.db.transaction():
-                self.db.execute("SELECT pg_advisory_xact_lock(?)", (WRITER_LOCK + 1,))  # one schema creator
-                self.db.script(SCHEMA)
-            self._init_tables(self.location)
-        except DatabaseError as exc:
-            raise StoreError(str(exc)) from exc
-        except Exception as exc:  # psycopg errors: missing extension, no privilege …
-            if type(exc).__module__.startswith("psycopg"):
-                raise StoreError(f"cannot open the index in {self.location}: {exc}") from exc
-            raise
-        self._writer: Any = None  # the writer's own connection, in one open transaction until commit
-        self._changed = False
-        self._chapter_titles: dict[tuple[str, str, int], str] = {}
-
-    # --- writing -----------------------------------------------------------------------------------
+    def __init__(self, url: str, location: str):
+        self.url, self.location = url, location
+        self._conn: Any = None
 
     @property
-    def writer(self) -> Any:
-        if self._writer is None:
+    def conn(self) -> Any:
+        if self._conn is None:
             import psycopg
 
             conn = psycopg.connect(self.url)
@@ -146,12 +129,12 @@ class PostgresStore(TableStore):
             else:
                 conn.execute(_TERM_INDEX)  # an earlier first ingest stopped before building it
             conn.commit()
-            self._writer = conn
-        return self._writer
+            self._conn = conn
+        return self._conn
 
     def add(self, passages: Iterable[Passage]) -> int:
         """Write the passages and their postings in the writer's transaction (COPY, rows as text)."""
-        conn = self.writer
+        conn = self.conn
         batch = list(passages)
         if not batch:
             return 0
@@ -196,7 +179,6 @@ class PostgresStore(TableStore):
                 for i in range(0, len(postings), 50_000):
                     copy.write("".join(postings[i : i + 50_000]))
             self._count_terms(cur, df, tokens, +1)
-        self._changed = True
         return len(batch)
 
     @staticmethod
@@ -218,9 +200,9 @@ class PostgresStore(TableStore):
                 (field, sign * n),
             )
 
-    def _delete_where(self, where: str, args: tuple) -> None:
+    def delete_where(self, where: str, args: tuple) -> None:
         """Remove the documents matching a condition on ``docs``, with their postings and term counts."""
-        with self.writer.cursor() as cur:
+        with self.conn.cursor() as cur:
             cur.execute("CREATE TEMP TABLE IF NOT EXISTS gone (id BIGINT PRIMARY KEY)")
             cur.execute("TRUNCATE gone")
             cur.execute(f"INSERT INTO gone SELECT id FROM docs WHERE {where.replace('?', '%s')}", args)
@@ -240,10 +222,63 @@ class PostgresStore(TableStore):
                 "AND doc IN (SELECT id FROM gone)"
             )
             cur.execute("DELETE FROM docs WHERE id IN (SELECT id FROM gone)")
+
+    def commit(self) -> None:
+        if self._conn is not None:
+            self._conn.commit()
+
+    def close(self, *, finished: bool = False) -> None:
+        """Give up what is not committed and release the lock (``finished``: build the term index if a first
+        ingest left it to the end)."""
+        if self._conn is None:
+            return
+        self._conn.rollback()
+        if finished:
+            self._conn.execute(_TERM_INDEX)
+            self._conn.commit()
+        self._conn.close()
+        self._conn = None
+
+
+class PostgresStore(TableStore):
+    """Store in a PostgreSQL database (see module docstring)."""
+
+    def __init__(self, url: str, *, create: bool = True):
+        self.url = url
+        self.location = redacted(url)
+        try:
+            self.db = PostgresDatabase(url)
+            if not create and not self.db.query("SELECT to_regclass('docs')")[0][0]:
+                raise StoreError(f"no index in {self.location} (run `gantha ingest … --store URL` first)")
+            with self.db.transaction():
+                self.db.execute("SELECT pg_advisory_xact_lock(?)", (WRITER_LOCK + 1,))  # one schema creator
+                self.db.script(SCHEMA)
+            self._init_tables(self.location)
+        except DatabaseError as exc:
+            raise StoreError(str(exc)) from exc
+        except Exception as exc:  # psycopg errors: missing extension, no privilege …
+            if type(exc).__module__.startswith("psycopg"):
+                raise StoreError(f"cannot open the index in {self.location}: {exc}") from exc
+            raise
+        self._writer = _Writer(url, self.location)
+        self._changed = False
+        self._chapter_titles: dict[tuple[str, str, int], str] = {}
+
+    # --- writing -----------------------------------------------------------------------------------
+
+    @property
+    def writer(self) -> Any:
+        """The writer's connection (taking the writer's lock: IndexBusy if another process holds it)."""
+        return self._writer.conn
+
+    def add(self, passages: Iterable[Passage]) -> int:
+        """Write the passages and their postings in the writer's transaction."""
         self._changed = True
+        return self._writer.add(passages)
 
     def delete_book(self, corpus: str, book: str, channel: str = "pali") -> None:
-        self._delete_where("corpus=? AND book=? AND channel=?", (corpus, book, channel))
+        self._changed = True
+        self._writer.delete_where("corpus=? AND book=? AND channel=?", (corpus, book, channel))
         self._unrecord_book(corpus, book, channel)
         self._forget()
         self._chapter_titles.clear()
@@ -251,11 +286,11 @@ class PostgresStore(TableStore):
     def delete(self, coordinates: Iterable[str], channel: str = "pali") -> None:
         ids = [f"{c}@{channel}" for c in coordinates]
         if ids:
-            self._delete_where("doc_id = ANY(?)", (ids,))
+            self._changed = True
+            self._writer.delete_where("doc_id = ANY(?)", (ids,))
 
     def commit(self, books: Iterable[BookRecord] = ()) -> None:
-        if self._writer is not None:
-            self._writer.commit()
+        self._writer.commit()
         self._record_books(list(books))  # only after the documents are durable: a crash re-ingests the book
         self._bump()
         self._forget()
@@ -263,12 +298,7 @@ class PostgresStore(TableStore):
 
     def finish(self) -> None:
         """Release the writer and tabulate the vocabulary if documents changed."""
-        if self._writer is not None:
-            self._writer.rollback()  # nothing uncommitted is kept
-            self._writer.execute(_TERM_INDEX)  # if a first ingest left it to the end
-            self._writer.commit()
-            self._writer.close()
-            self._writer = None
+        self._writer.close(finished=True)  # nothing uncommitted is kept
         if self._changed or not self.has_vocabulary():
             self.rebuild_vocabulary()
             for table in ("docs", "postings", "terms"):  # fresh statistics for the planner, visibility for
@@ -284,10 +314,7 @@ class PostgresStore(TableStore):
         )
 
     def close(self) -> None:
-        if self._writer is not None:
-            self._writer.rollback()
-            self._writer.close()
-            self._writer = None
+        self._writer.close()
         self.db.close()
 
     # --- reading -----------------------------------------------------------------------------------

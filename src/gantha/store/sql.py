@@ -162,6 +162,20 @@ class PostgresDatabase(Database):
         with self._connection().transaction():
             yield
 
+    def script(self, ddl: str) -> None:
+        """Run the schema statements unless everything they create exists already, so that a role
+        without ``CREATE``, or a read replica, opens an index the writer made."""
+        names = _CREATED.findall(ddl)
+        extensions = _EXTENSION.findall(ddl)
+        if names or extensions:
+            present = (
+                self.query("SELECT count(to_regclass(n)) FROM unnest(?::text[]) n", (names,))[0][0]
+                + self.query("SELECT count(*) FROM pg_extension WHERE extname = ANY(?)", (extensions,))[0][0]
+            )
+            if present == len(names) + len(extensions):
+                return
+        super().script(ddl)
+
     def advisory_lock(self, key: int) -> bool:
         """Take a session-level advisory lock if free (held until released or the connection closes)."""
         return bool(self.query("SELECT pg_try_advisory_lock(?)", (key,))[0][0])
@@ -174,6 +188,10 @@ class PostgresDatabase(Database):
             for conn in self._connections:
                 conn.close()
             self._connections.clear()
+
+
+_CREATED = re.compile(r"CREATE (?:TABLE|INDEX|UNIQUE INDEX|SEQUENCE) IF NOT EXISTS (\w+)", re.IGNORECASE)
+_EXTENSION = re.compile(r"CREATE EXTENSION IF NOT EXISTS (\w+)", re.IGNORECASE)
 
 
 def redacted(url: str) -> str:

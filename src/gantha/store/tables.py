@@ -1,26 +1,21 @@
-"""The side tables every backend keeps in SQL beside its documents: books, named texts, metadata and the
-vocabulary of the Pali original (written forms with paragraph and bold counts, for forms, compounds,
-suggestions and did-you-mean). One implementation over :class:`~gantha.store.sql.Database`, so the
-embedded store (SQLite) and the PostgreSQL store answer alike."""
+"""The side tables every backend keeps in SQL beside its documents: books, named texts, metadata, and the
+vocabulary (:mod:`gantha.store.vocabulary`). One implementation over :class:`~gantha.store.sql.Database`,
+so the embedded store (SQLite) and the PostgreSQL store answer alike."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from datetime import UTC, datetime
-from typing import Any
 
 import orjson
 
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, TextRecord
 from gantha.store.base import BookRecord, StoreError
 from gantha.store.sql import Database
+from gantha.store.vocabulary import Vocabulary
 from gantha.text import chinese
-from gantha.text.align import common_start
-from gantha.text.pali import fold
 
 SCHEMA_VERSION = 3
-TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
-TOP_PER_PREFIX = 20
 _BOOK_COLUMNS = (
     "key, corpus, book, channel, info, channel_info, passages, page_refs, bold_terms, signature, source, ingested_at"
 )
@@ -39,7 +34,6 @@ CREATE INDEX IF NOT EXISTS vocab_rev ON vocab (rev);
 CREATE TABLE IF NOT EXISTS vocab_top (prefix TEXT, rank INTEGER, fold TEXT, form TEXT, paragraphs INTEGER);
 CREATE INDEX IF NOT EXISTS vocab_top_prefix ON vocab_top (prefix, rank)
 """
-LAST = "\U0010ffff"  # above every character: ``>= p AND < p + LAST`` is a prefix range
 
 
 def _text_row(r: TextRecord) -> tuple:
@@ -54,7 +48,7 @@ def upsert(table: str, columns: str, key: str) -> str:
     return f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT ({key}) DO UPDATE SET {updates}"
 
 
-class TableStore:
+class TableStore(Vocabulary):
     """Books, texts, metadata and vocabulary over a database (a base of both backends)."""
 
     db: Database
@@ -190,101 +184,3 @@ class TableStore:
         k = bisect_right(self._texts_starts.get((corpus, book), []), seq)
         inside = [r for r in rows[max(0, k - 50) : k] if r.last_seq >= seq]  # texts nest shallowly
         return min(inside, key=lambda r: r.last_seq - r.first_seq, default=None)
-
-    # --- vocabulary of the Pali original ------------------------------------------------------------
-
-    def _pali_terms(self) -> tuple[list[tuple[str, int]], dict[str, int]]:
-        """Every written form of the Pali original with its paragraphs, most first; bold paragraphs per form."""
-        raise NotImplementedError
-
-    def rebuild_vocabulary(self) -> int:
-        """Tabulate every Pali word form (folded, as written, reversed, paragraphs, bold paragraphs) in one
-        transaction: readers see the old vocabulary until the new one is complete, and a crash leaves the old."""
-        terms, bold = self._pali_terms()
-        rows = [(fold(form), form, form[::-1], n, min(n, bold.get(form, 0))) for form, n in terms if n > 0]
-        top: dict[str, list[tuple[Any, ...]]] = {}
-        for folded, form, _, n, _ in rows:  # already most frequent first
-            for k in range(1, min(TOP_PREFIX_LEN, len(folded)) + 1):
-                bucket = top.setdefault(folded[:k], [])
-                if len(bucket) < TOP_PER_PREFIX:
-                    bucket.append((folded[:k], len(bucket), folded, form, n))
-        with self.db.transaction():
-            self.db.execute("DELETE FROM vocab")
-            self.db.execute("DELETE FROM vocab_top")
-            self.db.insert("vocab", rows, 5)
-            self.db.insert("vocab_top", (r for b in top.values() for r in b), 5)
-        return len(rows)
-
-    def has_vocabulary(self) -> bool:
-        return bool(self.db.query("SELECT 1 FROM vocab LIMIT 1"))
-
-    def vocabulary(self, prefix: str, limit: int = 10) -> list[tuple[str, str, int]]:
-        """Words whose folded form starts with ``prefix``: (folded, form, paragraphs), most frequent first."""
-        prefix = fold(prefix)
-        if len(prefix) <= TOP_PREFIX_LEN:
-            rows = self.db.query(
-                "SELECT fold, form, paragraphs FROM vocab_top WHERE prefix=? ORDER BY rank LIMIT ?", (prefix, limit)
-            )
-        else:
-            rows = self.db.query(
-                "SELECT fold, form, paragraphs FROM vocab WHERE fold >= ? AND fold < ? "
-                "ORDER BY paragraphs DESC, form LIMIT ?",
-                (prefix, prefix + LAST, limit),
-            )
-        return [tuple(r) for r in rows]  # type: ignore[misc]
-
-    def word_counts(self, forms: list[str]) -> dict[str, tuple[int, int]]:
-        """Paragraphs and bold paragraphs of the Pali holding each written form (attested ones only)."""
-        out: dict[str, tuple[int, int]] = {}
-        for i in range(0, len(forms), 500):
-            chunk = forms[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for form, n, bold in self.db.query(
-                f"SELECT form, paragraphs, bold FROM vocab WHERE form IN ({marks})", chunk
-            ):
-                out[form] = (n, bold)
-        return out
-
-    def words_around(self, part: str, *, ending: bool, limit: int = 2000) -> list[tuple[str, int, int]]:
-        """Attested written forms that end (``ending``) or begin with ``part`` and are longer:
-        (form, paragraphs, bold paragraphs), most frequent first."""
-        column, key = ("rev", part[::-1]) if ending else ("form", part)
-        rows = self.db.query(
-            f"SELECT form, paragraphs, bold FROM vocab WHERE {column} > ? AND {column} < ? "
-            "ORDER BY paragraphs DESC LIMIT ?",
-            (key, key + LAST, limit),
-        )
-        return [tuple(r) for r in rows]  # type: ignore[misc]
-
-    def nearest_words(self, folded: str, limit: int = 5, max_edits: int = 2) -> list[tuple[str, int]]:
-        """Attested written forms within ``max_edits`` edits of a folded word that begins alike, closest
-        first: (form, paragraphs). Diacritics are ignored (folded words compared)."""
-        from rapidfuzz import process
-        from rapidfuzz.distance import Levenshtein
-
-        if not folded:
-            return []
-        rows = self.db.query(
-            "SELECT fold, form, paragraphs FROM vocab WHERE fold >= ? AND fold < ? AND length(fold) BETWEEN ? AND ?",
-            (folded[0], folded[0] + LAST, len(folded) - max_edits, len(folded) + max_edits),
-        )
-        found = process.extract(
-            folded, [r[0] for r in rows], scorer=Levenshtein.distance, score_cutoff=max_edits, limit=None
-        )
-        ranked = sorted(  # fewest edits, then the longest start in common (typos fall late), then frequency
-            (distance, -common_start(folded, rows[i][0]), -rows[i][2], rows[i][1])
-            for _, distance, i in found
-            if rows[i][0] != folded
-        )
-        out: dict[str, int] = {}
-        for _, _, paragraphs, form in ranked:
-            if len(out) < limit:
-                out.setdefault(form, -paragraphs)
-        return list(out.items())
-
-    def forms_by_fold(self, folded: str) -> list[tuple[str, int, int]]:
-        """Every written form that folds to ``folded``: (form, paragraphs, bold paragraphs)."""
-        rows = self.db.query(
-            "SELECT form, paragraphs, bold FROM vocab WHERE fold=? ORDER BY paragraphs DESC", (folded,)
-        )
-        return [tuple(r) for r in rows]  # type: ignore[misc]

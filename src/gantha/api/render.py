@@ -1,0 +1,193 @@
+"""How the CLI shows each verb's result to a person (``--json`` prints the model instead)."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from gantha.model import SearchResponse
+from gantha.research import (
+    ChapterResult,
+    DistResult,
+    FormsResult,
+    GetResult,
+    SuggestResult,
+    VersionsResult,
+    WordResult,
+)
+
+COMPOUNDS_SHOWN = 30  # compounds listed by `gantha forms` (all of them with --json)
+_MARK = re.compile(r"<mark>(.*?)</mark>")
+
+out = Console()
+err = Console(stderr=True)
+
+
+def rich_snippet(snippet: str) -> str:
+    """A snippet's ``<mark>`` highlights as rich markup, everything else escaped."""
+    return _MARK.sub(
+        lambda m: f"[bold yellow]{escape(html.unescape(m.group(1)))}[/bold yellow]",
+        escape(html.unescape(_MARK.sub(lambda m: f"<mark>{m.group(1)}</mark>", snippet))),
+    )
+
+
+def show_search(res: SearchResponse) -> None:
+    info = res.query_info
+    parts = info.terms + ['"' + " ".join(p) + '"' for p in info.phrases] + [p + "*" for p in info.prefixes]
+    if info.forms:
+        parts.append("forms " + ",".join(info.forms))
+    if info.lemma:
+        parts.append(
+            f"lemma {info.lemma['lemma']} ({len(info.lemma['forms'])} forms, "
+            f"{len(info.lemma.get('compounds', []))} compounds)"
+        )
+    if info.page_ref:
+        parts.append(f"page {info.page_ref['key']}")
+    out.print(
+        f"[bold]{res.total:,}[/bold] hits for [cyan]{escape(' '.join(parts))}[/cyan] "
+        f"({info.mode.value}, field {info.field}) in {res.took_ms:.1f} ms",
+        highlight=False,
+    )
+    for inf in info.inflections:
+        also = f"; also {', '.join(inf['others'])}" if inf["others"] else ""
+        out.print(f"{inf['word']} → every form of {inf['lemma']} ({len(inf['forms'])} forms{also})", highlight=False)
+    if res.query_info.bridges:
+        out.print(
+            "bridges: "
+            + "; ".join(
+                f"{b['from']} → {b['to']} ({b['source']}, {len(b['forms'])} forms)" for b in res.query_info.bridges
+            ),
+            highlight=False,
+        )
+    if res.outcome == "not_found":
+        out.print(f"[bold red]not found[/bold red]: {escape(res.message or '')}", highlight=False)
+        for h in res.weak:
+            out.print(f"  weak {h.confidence or 0:.2f} {h.coordinate} {escape(f'[{h.channel}]')}", highlight=False)
+        return
+    if res.message:
+        err.print(f"[yellow]{escape(res.message)}[/yellow]", highlight=False)
+        if res.suggestions:
+            err.print("attested forms: " + ", ".join(res.suggestions), highlight=False)
+    if not res.hits:
+        return
+    table = Table(show_lines=True)
+    table.add_column("#", justify="right")
+    table.add_column("coordinate", no_wrap=True)
+    table.add_column("where")
+    table.add_column("snippet")
+    for h in res.hits:
+        where = f"{h.book_title} › {h.path[-1]}" if h.path else h.book_title
+        mark = " [bold]★[/bold]" if h.bold_match else (f" {h.similarity:.2f}" if h.similarity is not None else "")
+        channel = "" if h.channel == "pali" else escape(f" [{h.channel}]")
+        table.add_row(str(h.rank), h.coordinate + channel + mark, escape(where), rich_snippet(h.snippet))
+    out.print(table)
+    cats = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("category", []))
+    books = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("book", [])[:6])
+    out.print(f"categories: {cats}\nbooks: {books}", highlight=False)
+
+
+def show_forms(res: FormsResult) -> None:
+    lemmas = ", ".join(f"{c.lemma} ({c.score:.2f}; {'+'.join(c.sources)})" for c in res.lemmas[:5])
+    out.print(f"lemma [bold]{res.lemma}[/bold]; candidates: {escape(lemmas) or '-'}", highlight=False)
+    if res.message:
+        err.print(f"[yellow]{escape(res.message)}[/yellow]", highlight=False)
+    table = Table("form", "paragraphs", "bold", "grammar", "proposed by")
+    for f in res.forms:
+        table.add_row(f.form, str(f.paragraphs), str(f.bold_paragraphs), "; ".join(f.grammar[:3]), ", ".join(f.sources))
+    out.print(table)
+    out.print(f"{len(res.forms)} attested forms in {res.total_paragraphs:,} paragraphs", highlight=False)
+    if res.compounds:
+        table = Table("compound", "paragraphs", "bold", "members")
+        for f in res.compounds[:COMPOUNDS_SHOWN]:
+            table.add_row(f.form, str(f.paragraphs), str(f.bold_paragraphs), " + ".join(f.members))
+        out.print(table)
+        out.print(
+            f"{len(res.compounds)} compounds (the first {min(COMPOUNDS_SHOWN, len(res.compounds))} shown; all with "
+            f"--json); forms and compounds in {res.compound_paragraphs:,} paragraphs",
+            highlight=False,
+        )
+    if res.unattested:
+        out.print("unattested: " + ", ".join(res.unattested), highlight=False)
+    elif res.unattested_count:
+        out.print(f"{res.unattested_count} proposed forms never occur (--unattested lists them)", highlight=False)
+
+
+def show_word(res: WordResult) -> None:
+    for m in res.morphology[:6]:
+        out.print(f"[bold]{res.word}[/bold] = {m.lemma}, {m.pos} {m.grammar} ({m.source})", highlight=False)
+    for e in res.entries:
+        out.print(
+            f"[cyan]{e.word}[/cyan] [{e.dictionary}, {e.language}] {e.grammar} {escape('; '.join(e.meanings))}",
+            highlight=False,
+        )
+    if res.message:
+        err.print(f"[yellow]{escape(res.message)}[/yellow]", highlight=False)
+
+
+def show_dist(res: DistResult) -> None:
+    table = Table("book", "title", "category", "tags", "paragraphs")
+    for b in res.books:
+        table.add_row(b.book, b.title, b.category, ",".join(b.tags), str(b.count))
+    out.print(table)
+    cats = ", ".join(f"{k} {v}" for k, v in res.by_category.items())
+    out.print(f"{res.total:,} paragraphs in {len(res.books)} books ({cats})", highlight=False)
+
+
+def show_get(res: GetResult) -> None:
+    for it in res.items:
+        out.print(f"[bold]{it.coordinate}[/bold] {escape(f'[{it.channel}]')} {it.status}", highlight=False)
+        if it.status != "ok":
+            out.print(f"  {escape(it.message or '')}", highlight=False)
+            continue
+        if it.citations:
+            out.print(f"  [dim]{escape(it.citations.default)}[/dim]", highlight=False, soft_wrap=True)
+        out.print(escape(it.display or it.text or ""), highlight=False)
+        if it.tokens:
+            out.print(
+                " ".join(f"{t.surface}<{t.lemma or '?'}{'.' + t.grammar if t.grammar else ''}>" for t in it.tokens),
+                highlight=False,
+            )
+
+
+def show_chapter(res: ChapterResult) -> None:
+    out.print(
+        f"{res.book_title} › {res.chapter}: {res.paragraphs} paragraphs, {res.characters:,} characters, "
+        f"~{res.approx_tokens:,} tokens",
+        highlight=False,
+    )
+    for p in res.passages or []:
+        out.print(f"[dim]{p.coordinate}[/dim] {escape(p.display)}", highlight=False)
+    if res.message and not res.passages:
+        err.print(escape(res.message), highlight=False)
+
+
+def show_versions(res: VersionsResult) -> None:
+    table = Table("channel", "language", "type", "provenance", "status", "author")
+    for c in res.channels:
+        status = c.status + (f" → {c.anchor}" if c.anchor else "")
+        table.add_row(c.channel, c.language, c.type, c.provenance, status, c.author)
+    out.print(table)
+
+
+def show_suggest(res: SuggestResult) -> None:
+    for s in res.suggestions:
+        out.print(f"{s.text}\t{s.count or ''}\t{s.note or ''}".rstrip(), highlight=False)
+
+
+# each verb of :mod:`gantha.verbs` by name
+SHOW: dict[str, Callable[[Any], None]] = {
+    "forms": show_forms,
+    "word": show_word,
+    "dist": show_dist,
+    "get": show_get,
+    "chapter": show_chapter,
+    "versions": show_versions,
+    "suggest": show_suggest,
+    "similar": show_search,
+}

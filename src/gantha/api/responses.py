@@ -1,0 +1,58 @@
+"""The HTTP answers' envelopes: ``{success: true, data, ...}``; errors are in :mod:`gantha.api.errors`."""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel
+
+from gantha.api.contract import Result
+from gantha.model import Bucket, Hit, QueryInfo
+
+T = TypeVar("T")
+
+
+class Envelope(BaseModel, Generic[T]):
+    success: bool = True
+    data: T
+
+
+class SearchData(BaseModel):
+    total: int
+    page: int
+    page_size: int
+    took: float  # milliseconds
+    results: list[Result]
+    aggregations: dict[str, list[Bucket]]
+    outcome: str  # hits | no_hits | unattested_form | not_found
+    message: str | None = None
+    suggestions: list[str] = []
+    weak: list[Hit] = []  # with not_found: the best candidates, below the confidence threshold
+
+
+class SearchEnvelope(BaseModel):
+    success: bool = True
+    data: SearchData
+    query_info: QueryInfo
+
+
+class BookData(BaseModel):
+    book: str
+    corpus: str
+    title: str
+    category: str
+    tags: list[str]
+    group_path: list[str]
+    passages: int
+    page_refs: int
+    bold_terms: int
+    ingested_at: str
+
+
+class HealthData(BaseModel):
+    status: str  # ok | degraded (some side file unreadable: see problems)
+    version: str
+    passages: int
+    books: int
+    corpora: list[str]
+    problems: list[str] = []

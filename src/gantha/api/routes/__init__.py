@@ -1,0 +1,1 @@
+"""The HTTP routes by concern; each module's ``router(index)`` answers from one :class:`LiveIndex`."""

@@ -1,0 +1,52 @@
+"""Index status and the books it holds."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from gantha import __version__
+from gantha.api.errors import ERRORS
+from gantha.api.live import LiveIndex
+from gantha.api.responses import BookData, Envelope, HealthData
+
+
+def router(index: LiveIndex) -> APIRouter:
+    api = APIRouter()
+
+    @api.get("/api/v3/health", summary="Index status", responses=ERRORS)
+    def health() -> Envelope[HealthData]:
+        s = index.research().searcher
+        corpora = sorted({r.info.corpus for r in s.store.books(channel=None).values()})
+        return Envelope(
+            data=HealthData(
+                status="degraded" if s.vector_problem else "ok",
+                version=__version__,
+                passages=s.store.count(),
+                books=len(s.store.books()),
+                corpora=corpora,
+                problems=[s.vector_problem] if s.vector_problem else [],
+            )
+        )
+
+    @api.get("/api/v3/books", summary="Indexed books with title, category, tags and counts", responses=ERRORS)
+    def books(corpus: str | None = None) -> Envelope[list[BookData]]:
+        records = index.research().store.books(corpus).values()
+        return Envelope(
+            data=[
+                BookData(
+                    book=r.info.book,
+                    corpus=r.info.corpus,
+                    title=r.info.title,
+                    category=r.info.category,
+                    tags=r.info.tags,
+                    group_path=r.info.group_path,
+                    passages=r.passages,
+                    page_refs=r.page_refs,
+                    bold_terms=r.bold_terms,
+                    ingested_at=r.ingested_at,
+                )
+                for r in sorted(records, key=lambda r: (r.info.corpus, r.info.book))
+            ]
+        )
+
+    return api

@@ -1,0 +1,39 @@
+"""``GET /api/v3/<verb>`` for every research verb of :mod:`gantha.verbs`, generated from its declaration."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from gantha.api.errors import ERRORS
+from gantha.api.live import LiveIndex
+from gantha.api.responses import Envelope
+from gantha.verbs import VERBS, Verb
+
+
+def _endpoint(verb: Verb, index: LiveIndex) -> Callable[..., Any]:
+    def endpoint(params: Any) -> Envelope[Any]:
+        return Envelope(data=verb.run(index.research(), params))
+
+    query = inspect.Parameter("params", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[verb.params, Query()])
+    endpoint.__signature__ = inspect.Signature([query])  # type: ignore[attr-defined]
+    endpoint.__name__ = verb.name
+    return endpoint
+
+
+def router(index: LiveIndex) -> APIRouter:
+    api = APIRouter()
+    for verb in VERBS:
+        api.add_api_route(
+            verb.path,
+            _endpoint(verb, index),
+            methods=["GET"],
+            summary=verb.summary,
+            description=verb.doc,
+            response_model=Envelope[verb.result],  # type: ignore[name-defined]
+            responses=ERRORS,
+        )
+    return api

@@ -1,0 +1,93 @@
+"""The research verbs: forms, word, search by forms, dist, get, chapter, versions, suggest, similar.
+
+Each returns a pydantic model (beside its verb) that the CLI prints, the HTTP API returns and the MCP
+tools hand to a model. Every text returned carries a coordinate that ``get`` resolves to the same text.
+Search runs through the pipeline of :mod:`gantha.search.pipeline`; the other verbs are the small
+modules of this package, joined here over one store and its lexicon.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from gantha.config import settings
+from gantha.model import SearchRequest, SearchResponse
+from gantha.research.chapters import ChannelStatus, ChapterPassage, ChapterResult, ChapterVerbs, VersionsResult
+from gantha.research.distribution import BookCount, DistResult, DistributionVerbs
+from gantha.research.reading import Citations, GetItem, GetResult, ReadingVerbs, Token
+from gantha.research.similar import SimilarVerbs
+from gantha.research.suggest import Suggestion, SuggestResult, SuggestVerbs
+from gantha.research.words import Entry, FormsResult, Morphology, WordResult, WordVerbs
+from gantha.search.pipeline import Pipeline
+from gantha.search.rerank import Calibration, EmbeddingReranker, Judge
+from gantha.search.semantic import SemanticRoute, VectorsUnreadable
+from gantha.search.service import Searcher
+from gantha.search.words import Words
+from gantha.store.base import Store
+from gantha.store.factory import open_store
+from gantha.store.lexicon import Lexicon
+
+__all__ = [
+    "BookCount",
+    "ChannelStatus",
+    "ChapterPassage",
+    "ChapterResult",
+    "Citations",
+    "DistResult",
+    "Entry",
+    "FormsResult",
+    "GetItem",
+    "GetResult",
+    "Morphology",
+    "Research",
+    "SuggestResult",
+    "Suggestion",
+    "Token",
+    "VersionsResult",
+    "WordResult",
+]
+
+
+class Research(WordVerbs, ReadingVerbs, ChapterVerbs, DistributionVerbs, SimilarVerbs, SuggestVerbs):
+    """The research verbs over one index and its lexicon."""
+
+    @classmethod
+    def open(cls, location: str | Path, embedder: str | None = None, fusion: str | None = None) -> Research:
+        """The verbs over the index at ``location`` (a folder or a database URL); embedder and fusion
+        default to the settings."""
+        s = settings()
+        store = open_store(location, create=False)
+        problem = None
+        try:
+            semantic = SemanticRoute.open(store, embedder or s.embedder)
+        except VectorsUnreadable as exc:  # lexical search and the verbs answer; meaning search says why not
+            semantic, problem = None, str(exc)
+        research = cls(store, store.lexicon(), semantic, fusion or s.fusion)
+        research.searcher.vector_problem = problem
+        return research
+
+    def __init__(self, store: Store, lexicon: Lexicon, semantic: SemanticRoute | None = None, fusion: str = "rrf"):
+        self.store = store
+        self.lexicon = lexicon
+        judge = (
+            Judge(EmbeddingReranker(semantic.embedder, semantic.vectors), Calibration.load(store)) if semantic else None
+        )
+        self.words = Words(lexicon, store)
+        inflect = self.words.inflection if lexicon is not None else None
+        self.searcher = Searcher(store, semantic, fusion, judge, inflect=inflect)
+        self.pipeline = Pipeline(store, lexicon, self.searcher, self)
+        self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
+
+    @property
+    def judge(self) -> Judge | None:
+        """The reranker and its calibration (None without vectors)."""
+        return self.searcher.judge
+
+    def search(self, req: SearchRequest, lemma: str | None = None) -> SearchResponse:
+        """Search, expanding ``lemma`` to its attested forms and compounds first; explain an empty answer."""
+        return self.pipeline.search(req, lemma)
+
+    def bridges(self, text: str) -> list[dict]:
+        """Pali lemmas (with their attested forms) that a Chinese or English query names."""
+        return self.pipeline.bridges.find(text)

@@ -1,0 +1,237 @@
+"""The verb ``get``: paragraphs by coordinate (or sutta reference) in each channel asked, with citations,
+and explicit absences; and the resolution of references."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, Field
+
+from gantha.model import (
+    Coordinate,
+    CoordinateError,
+    Passage,
+    TextRecord,
+)
+from gantha.search.service import SearchError
+from gantha.text.inflect import analyse, grammar_short
+from gantha.text.pali import WORD_RE, canon
+from gantha.text.refs import citation_pages, cite_page, covering_uid, parse_text_ref
+from gantha.text.sentences import SENTENCE_SUFFIX
+from gantha.text.sentences import split as split_sentences
+
+MAX_COORDINATES = 100
+
+
+class Token(BaseModel):
+    surface: str
+    lemma: str | None
+    grammar: str | None
+    pos: str | None = None
+
+
+class Citations(BaseModel):
+    default: str
+    apa: str
+    mla: str
+
+
+class GetItem(BaseModel):
+    coordinate: str
+    channel: str
+    status: str  # ok | missing | part_of | not_found
+    language: str | None = None
+    text: str | None = None
+    display: str | None = None  # Markdown (bold, note markers) when it differs from text; else left out
+    book_title: str | None = None
+    path: list[str] = Field(default_factory=list)
+    page_refs: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    bold: list[str] = Field(default_factory=list)
+    citations: Citations | None = None
+    tokens: list[Token] | None = None
+    anchor: str | None = None  # for part_of: the numbered paragraph whose text includes this one
+    message: str | None = None
+
+
+class GetResult(BaseModel):
+    items: list[GetItem]
+
+
+def chapter_name(title: str) -> str:
+    """``2. Pārivāsikakkhandhakaṃ`` → ``Pārivāsikakkhandhaka`` (number and nominative ending dropped)."""
+    name = re.sub(r"^[\d\-–.()\s]+", "", title).strip()
+    return name[:-1] if name.endswith("ṃ") else name
+
+
+def _anchor(coordinate: str) -> str | None:
+    """``…/75.3`` → ``…/75``: the numbered paragraph an unnumbered one follows (None for a numbered one)."""
+    base, _, para = coordinate.rpartition("/")
+    head, sep, _ = para.rpartition(".")
+    return f"{base}/{head}" if sep and head != "0" else None
+
+
+class ReadingVerbs:
+    """Needs ``store``, ``lexicon``, ``_analyse`` (a cached ``_analyse_uncached``)."""
+
+    def _analyse_uncached(self, surface: str) -> Token:
+        form = canon(surface)
+        bases = self.lexicon.bases_of(form)
+        lemma = bases[0][0] if bases else (form if self.lexicon.is_lemma(form) else None)
+        grammar = pos = None
+        if lemma:
+            for a in analyse(form, self.lexicon.endings, self.lexicon.sandhi):
+                if a.lemma == lemma:
+                    grammar, pos = grammar_short(a.grammar), a.pos.strip(".")
+                    break
+        return Token(surface=surface, lemma=lemma, grammar=grammar, pos=pos)
+
+    def named(self, reference: str) -> TextRecord | None:
+        """The named text (sutta, rule) a reference such as ``MN 10``, ``sn56.11`` or ``Dhp 183`` points to.
+
+        Raises SearchError when the reference is well formed but names nothing in the index.
+        """
+        uid = parse_text_ref(reference)
+        if uid is None:
+            return None
+        record = self.store.text(uid)
+        if record is None and (m := re.match(r"^(.*?)\d+$", uid)):
+            ranges = [r.uid for r in self.store.texts(m.group(1))]
+            found = covering_uid(uid, ranges)
+            record = self.store.text(found) if found else None
+        if record is None:
+            raise SearchError(
+                "not_found",
+                f"{reference!r} ({uid}) is not among the indexed texts: ingest the SuttaCentral texts "
+                "(`gantha ingest suttacentral PATH`) to resolve sutta references",
+            )
+        return record
+
+    def resolve(self, text: str) -> str:
+        """A coordinate as written, or the first paragraph of the named text a reference (``MN 10``) points to."""
+        if record := self.named(text):
+            return f"{record.corpus}/{record.book}/{record.first_para}"
+        return str(Coordinate.parse(text))
+
+    def citations(self, p: Passage) -> Citations:
+        pages = citation_pages(p.page_refs, p.page_starts)
+        refs = "; ".join(cite_page(pages[e], p.book) for e in "PVMT" if e in pages and e != "M" and e != "T")
+        chapter = chapter_name(p.chapter_title) if p.chapter_title else ""
+        where = ", ".join(x for x in (p.book_title, chapter) if x)
+        named = self.store.text_at(p.corpus, p.book, p.seq)
+        label = f"{named.label}{f' {named.title}' if named.title else ''}: " if named else ""
+        default = f"{label}{where}, CST para {p.para}" + (f" ({refs})" if refs else "")
+        apa = (
+            f"Vipassana Research Institute. (n.d.). {p.book_title}"
+            + (f": {chapter}" if chapter else "")
+            + f" (CST para. {p.para}) [Pali text]. Chaṭṭha Saṅgāyana Tipiṭaka 4.0. {p.coordinate}"
+        )
+        mla = (
+            f"{p.book_title}" + (f", “{chapter}”" if chapter else "") + f", para. {p.para}. "
+            f"Chaṭṭha Saṅgāyana Tipiṭaka 4.0, Vipassana Research Institute" + (f" ({refs})." if refs else ".")
+        )
+        return Citations(default=default, apa=apa, mla=mla)
+
+    def get(self, coordinates: list[str], channels: list[str] | None = None, tokens: bool = False) -> GetResult:
+        """The paragraphs at these coordinates in each channel asked; absent ones say so, item by item.
+
+        Without ``channels``: the Pali for CST coordinates, every recorded channel for other corpora.
+        """
+        if len(coordinates) > MAX_COORDINATES:
+            raise SearchError("too_many", f"at most {MAX_COORDINATES} coordinates per call")
+        parsed: list[str] = []
+        items: list[GetItem] = []
+        with_translations: set[str] = set()  # coordinates asked for by a sutta reference: English shown too
+        for c in coordinates:
+            try:
+                parsed.append(self.resolve(c))
+                if parse_text_ref(c):
+                    with_translations.add(parsed[-1])
+            except (CoordinateError, SearchError) as exc:
+                parsed.append("")
+                items.append(
+                    GetItem(coordinate=c, channel=(channels or ["pali"])[0], status="not_found", message=str(exc))
+                )
+        valid = [c for c in parsed if c]
+        sentences = {c: m for c in valid if (m := SENTENCE_SUFFIX.match(c.rsplit("/", 1)[1]))}
+        paragraph_of = {c: (c.rsplit("/", 1)[0] + "/" + m.group("para")) for c, m in sentences.items()}
+        valid = [paragraph_of.get(c, c) for c in valid]
+        wanted = {c: channels or self._default_channels(c, c in with_translations) for c in valid}
+        needed = {ch for chs in wanted.values() for ch in chs} | (
+            {"pali"} if any(c.startswith("cst/") for c in valid) else set()
+        )  # the Pali says a CST coordinate exists
+        by_channel = {ch: self.store.get(valid, ch) for ch in needed}
+        for c in valid:
+            origin = "pali" if c.startswith("cst/") else None
+            exists = c in by_channel.get(origin, {}) if origin else any(c in found for found in by_channel.values())
+            if not exists:
+                items.append(
+                    GetItem(coordinate=c, channel=wanted[c][0], status="not_found", message=f"no such coordinate: {c}")
+                )
+                continue
+            for ch in wanted[c]:
+                p = by_channel[ch].get(c)
+                if p is None:
+                    if anchor := self._part_of(c, ch):
+                        items.append(
+                            GetItem(
+                                coordinate=c,
+                                channel=ch,
+                                status="part_of",
+                                anchor=anchor,
+                                message=f"the {ch} text of this paragraph is part of {anchor}",
+                            )
+                        )
+                    else:
+                        items.append(
+                            GetItem(coordinate=c, channel=ch, status="missing", message=f"no {ch} text at {c}")
+                        )
+                    continue
+                item = GetItem(
+                    coordinate=c,
+                    channel=ch,
+                    status="ok",
+                    language=p.language,
+                    text=p.text,
+                    display=p.display if p.display != p.text else None,  # only when it adds bold or notes
+                    book_title=p.book_title,
+                    path=p.path,
+                    page_refs=p.page_refs,
+                    notes=p.notes,
+                    bold=p.bold,
+                )
+                if ch == "pali":
+                    item.citations = self.citations(p)
+                    if tokens:
+                        item.tokens = [self._analyse(m.group()) for m in WORD_RE.finditer(p.text)]
+                items.append(item)
+        for c, m in sentences.items():  # sentence coordinates: cut the sentence out of its paragraph
+            for item in items:
+                if item.coordinate == paragraph_of[c] and item.status == "ok":
+                    parts = split_sentences(item.text or "")
+                    k = int(m.group("k"))
+                    item.coordinate = c
+                    if 1 <= k <= len(parts):
+                        item.text, item.display = parts[k - 1], None
+                        item.tokens = item.tokens and [self._analyse(w) for w in WORD_RE.findall(item.text)]
+                    else:
+                        item.status, item.text, item.display = "not_found", None, None
+                        item.message = f"no sentence {k} in {paragraph_of[c]} ({len(parts)} sentences)"
+                    break
+        return GetResult(items=items)
+
+    def _default_channels(self, coordinate: str, translations: bool = False) -> list[str]:
+        corpus, _, rest = coordinate.partition("/")
+        if corpus == "cst":  # the original; with its translations when asked by a sutta reference
+            if not translations:
+                return ["pali"]
+            book = rest.rpartition("/")[0]
+            records = self.store.channels(corpus, book)
+            return ["pali", *sorted({r.channel.name for r in records if r.channel.type == "translation"})]
+        book = rest.rpartition("/")[0]
+        return [r.channel.name for r in self.store.channels(corpus, book)] or ["pali"]
+
+    def _part_of(self, coordinate: str, channel: str) -> str | None:
+        """The numbered paragraph whose text in ``channel`` covers this unnumbered one, if any."""
+        anchor = _anchor(coordinate)
+        return anchor if anchor and self.store.get([anchor], channel) else None

@@ -1,0 +1,72 @@
+"""The lexical route: a planned store query run and presented; a lemma search ranked by the lemma's
+frequency (all its forms and compounds counted as one word), bold definitions first."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from gantha.model import QueryInfo, SearchRequest, SearchResponse
+from gantha.search.highlight import snippet
+from gantha.search.plan import Planner
+from gantha.search.present import Presenter
+from gantha.search.words import Family
+from gantha.store.base import StoreQuery, StoreResult
+from gantha.text.pali import WORD_RE, canon, fold
+
+LEMMA_RANKED = 1000  # matches of a lemma search ranked by its frequency (fetched whole; more: BM25 over its forms)
+BM25_K1, BM25_B = 1.2, 0.75
+
+
+class LexicalSearch:
+    def __init__(self, planner: Planner, presenter: Presenter):
+        self.planner, self.presenter = planner, presenter
+        self.store = planner.store
+
+    def search(self, req: SearchRequest, family: Family | None = None) -> SearchResponse:
+        """``family``: the lemma whose forms and compounds ``req.forms`` holds: its matches are ranked by its
+        frequency, its own forms' bold occurrences first, and each hit says which forms matched."""
+        started = time.perf_counter()
+        sq, info, analysed = self.planner.plan(req, family.words(False) if family else None)
+        info.routes = ["lexical"]
+        if family and sq.order == "score" and not req.page_ref:
+            result = self._by_lemma(sq, set(family.words()), info)
+        else:
+            result = self.store.search(sq)
+        every = set(family.words()) if family else set(info.forms)  # forms whose occurrences each hit lists
+        own = set(family.words(False)) if family else every  # the rest are compounds holding the lemma
+        analyse = fold if info.field == "fold" else canon
+        terms = set(analysed.terms) | set(info.forms)
+        hits = []
+        for rank, h in enumerate(result.hits, start=req.offset + 1):
+            p = h.passage
+            text, _ = snippet(
+                p.text, analyse, terms, analysed.phrases, analysed.prefixes, inner=analysed.suffixes + analysed.infixes
+            )
+            hit = self.presenter.hit(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref)
+            if every:  # a forms or lemma search: which of them stand here, and whether inside a compound
+                hit.matched = list(dict.fromkeys(w for w in (canon(x) for x in WORD_RE.findall(p.text)) if w in every))
+                hit.in_compound = any(w not in own for w in hit.matched)
+            hits.append(hit)
+        return SearchResponse.timed(
+            started, result.total, hits, info, aggregations=self.presenter.buckets(result.aggregations)
+        )
+
+    def _by_lemma(self, sq: StoreQuery, forms: set[str], info: QueryInfo) -> StoreResult:
+        """Every match ranked by the lemma's frequency in it (BM25 with all its forms counted as one word,
+        so a paragraph that repeats parivāsaṃ twenty times outranks one naming five rare compounds once),
+        bold occurrences first; beyond ``LEMMA_RANKED`` matches, tantivy's BM25 over the forms."""
+        counted = self.store.search(sq)  # the page as BM25 over the forms ranks it, the total, the aggregations
+        if counted.total > LEMMA_RANKED:
+            info.notes.append(f"{counted.total} matches: ranked by BM25 over the forms, not by the lemma's frequency")
+            return counted
+        every = self.store.search(replace(sq, limit=max(counted.total, 1), offset=0, aggregate=()))
+        words = {id(h): WORD_RE.findall(h.passage.text.lower()) for h in every.hits}  # stored text is canonical
+        average = sum(len(w) for w in words.values()) / max(len(words), 1) or 1
+        for h in every.hits:
+            tf = sum(w in forms for w in words[id(h)])
+            norm = 1 - BM25_B + BM25_B * len(words[id(h)]) / average
+            h.score = tf * (BM25_K1 + 1) / (tf + BM25_K1 * norm)
+        ranked = sorted(every.hits, key=lambda h: (not h.ranked_first, -h.score))
+        info.notes.append("ranked by the lemma's frequency in each paragraph (BM25, forms counted as one word)")
+        return StoreResult(counted.total, ranked[sq.offset : sq.offset + sq.limit], counted.aggregations)

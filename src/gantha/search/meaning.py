@@ -1,0 +1,232 @@
+"""Meaning search: semantic (the vector route) and hybrid (lexical, vector and extra routes fused), with
+translations counted for their originals, at most a few paragraphs of one sutta among the best, and an
+honest refusal when the best candidates are not relevant enough."""
+
+from __future__ import annotations
+
+import time
+
+from gantha.model import Passage, QueryInfo, SearchMode, SearchRequest, SearchResponse
+from gantha.search.errors import SearchError
+from gantha.search.fusion import rrf, weighted
+from gantha.search.highlight import snippet
+from gantha.search.plan import Planner
+from gantha.search.present import ORIGINALS, Presenter, original_of
+from gantha.search.query import parse_query
+from gantha.search.rerank import Judge, coverage
+from gantha.search.semantic import SemanticRoute
+from gantha.text.chinese import has_chinese
+from gantha.text.english import content_words
+from gantha.text.gloss import gloss
+from gantha.text.pali import WORD_RE, fold
+
+HYBRID_DEPTH = 50  # candidates each route contributes to a fused ranking
+REFUSAL_DEPTH = 10  # candidates judged before refusing, whatever page was asked for
+# weight in RRF of a route beyond lexical and vector (the dictionary bridge): fitted on eval/calibration.jsonl
+EXTRA_WEIGHT = 0.5
+PER_TEXT = 2  # paragraphs of one sutta among the best meaning-search hits before the next sutta's
+
+
+class MeaningSearch:
+    def __init__(
+        self,
+        planner: Planner,
+        presenter: Presenter,
+        semantic: SemanticRoute | None = None,
+        fusion: str = "rrf",
+        judge: Judge | None = None,
+    ):
+        self.planner, self.presenter = planner, presenter
+        self.store = planner.store
+        self.semantic, self.fusion, self.judge = semantic, fusion, judge
+        self.vector_problem: str | None = None  # why the vectors could not be read, if they could not
+
+    def is_pali(self, text: str) -> bool:
+        """Every word of the query is a Pali word of the index (not English, not Chinese)."""
+        if has_chinese(text):
+            return False
+        words = WORD_RE.findall(fold(text))
+        return bool(words) and all(self.store.forms_by_fold(w) for w in words)
+
+    def lexical_ranking(
+        self, req: SearchRequest, depth: int = HYBRID_DEPTH, *, translations: bool = False
+    ) -> tuple[list[tuple[str, float]], QueryInfo]:
+        """The lexical route as a ranking of document ids; words are ORed (ranked by BM25), phrases kept.
+
+        ``translations``: aligned translations are searched too (their words are another language's).
+        """
+        pali = self.is_pali(req.q)  # a Pali query matches its words' inflections, another language's words as typed
+        update = {"mode": SearchMode.FUZZY, "limit": depth, "offset": 0, "inflections": pali and req.inflections}
+        sq, info, _ = self.planner.plan(req.model_copy(update=update))
+        words = [c for c in sq.must if c.kind == "term" and c.field in ("fold", "exact")]
+        sq.must = [c for c in sq.must if c not in words]
+        sq.should, sq.aggregate = words, ()
+        if not pali:  # a question in English: its function words match every paragraph
+            kept = set(content_words([c.tokens[0] for c in sq.should]))
+            sq.should = [c for c in sq.should if c.tokens[0] in kept]
+        if translations:  # a Pali query searches the originals, any other the translations aligned to them
+            corpora = sq.filters.get("corpus") or []
+            if corpora and all(c in ORIGINALS for c in corpora) and not pali:
+                sq.filters["primary"] = ["no"]
+            else:
+                sq.filters.pop("primary", None)
+        result = self.store.search(sq)
+        return [(h.passage.doc_id, h.score) for h in result.hits], info
+
+    def vector_ranking(self, req: SearchRequest, depth: int = HYBRID_DEPTH) -> list[tuple[str, float]]:
+        if self.semantic is None:
+            raise SearchError(
+                "mode_unavailable",
+                self.vector_problem
+                or f"search mode {req.mode.value!r} needs vectors: build them with "
+                "`gantha embed` (corpora in GANTHA_VECTOR_CORPORA)",
+            )
+        filters = self.planner.filters(req)
+        return self.semantic.search(
+            req.q,
+            depth,
+            corpora=filters.get("corpus"),
+            channels=filters.get("channel"),
+            languages=filters.get("language"),
+            books=filters.get("book"),
+        )
+
+    def search_fused(
+        self,
+        req: SearchRequest,
+        extra: list[list[tuple[str, float]]] | None = None,
+        extra_routes: list[str] | None = None,
+    ) -> SearchResponse:
+        """Semantic (vector only) or hybrid (lexical + vector [+ extra routes], fused) search.
+
+        Without a language or channel asked for, a match in an aligned translation counts for its
+        original: the hit is the Pali paragraph, with the translation beside it. The reranker judges
+        the best ``REFUSAL_DEPTH`` candidates, so refusing does not depend on the page asked for.
+        """
+        started = time.perf_counter()
+        fused, evidence, info = self.fused_ranking(req, extra, extra_routes)
+        page = fused[req.offset : req.offset + req.limit]
+        judged = list(dict.fromkeys([d for d, _ in fused[:REFUSAL_DEPTH]] + [d for d, _ in page]))
+        analysed = parse_query(info.normalized or req.q).analysed(folded=True)
+        terms = set(analysed.terms)
+        shown = self.store.get_ids(judged)
+        confidence = self._confidences(req.q, judged, shown, evidence) if self.judge else {}
+        hits = []
+        for rank, (doc_id, score) in enumerate(page, start=req.offset + 1):
+            if p := shown.get(doc_id):
+                text, _ = snippet(p.text, fold, terms, analysed.phrases, analysed.prefixes)
+                hits.append(self.presenter.hit(p, rank, text, round(score, 4), confidence=confidence.get(doc_id)))
+        if evidence:  # translations counted for their originals: show them beside
+            self.presenter.attach_translations(hits, terms)
+        info.notes.append(f"{req.mode.value}: ranked candidates, not an exhaustive count")
+        res = SearchResponse.timed(started, len(fused), hits, info)
+        if self.judge and confidence:
+            info.notes.append(self.judge.note())
+            best = max(confidence.get(d, 0.0) for d, _ in fused[:REFUSAL_DEPTH])
+            pali_found = self.is_pali(req.q) and any(coverage(req.q, p.text) == 1.0 for p in shown.values())
+            if pali_found:  # Pali words that occur are in the texts whatever their English neighbours say
+                info.notes.append("Pali words found in the texts: not refused")
+            elif best < self.judge.calibration.threshold:
+                top = [d for d, _ in fused[:5]]
+                res.weak = [
+                    self.presenter.hit(
+                        shown[d], i, snippet(shown[d].text, fold, terms)[0], 0.0, confidence=confidence.get(d)
+                    )
+                    for i, d in enumerate(top, start=1)
+                    if d in shown
+                ]
+                res.outcome, res.hits = "not_found", []
+                res.message = (
+                    f"nothing relevant enough: best confidence {best:.2f} is below "
+                    f"{self.judge.calibration.threshold}; the closest candidates are listed as weak, not as answers"
+                )
+        return res
+
+    def fused_ranking(
+        self,
+        req: SearchRequest,
+        extra: list[list[tuple[str, float]]] | None = None,
+        extra_routes: list[str] | None = None,
+    ) -> tuple[list[tuple[str, float]], dict[str, list[str]], QueryInfo]:
+        """The fused ranking of shown documents, the documents that matched for each, and the explanation."""
+        depth = max(HYBRID_DEPTH, req.offset + req.limit)
+        filters = self.planner.filters(req)
+        collapse = "language" not in filters and "channel" not in filters
+        vector = self.vector_ranking(req, depth)
+        if req.mode == SearchMode.SEMANTIC:
+            info = QueryInfo(original=req.q, mode=req.mode, normalized=req.q, routes=["vector"])
+            routes = [vector]
+        else:
+            lexical, info = self.lexical_ranking(req, depth, translations=collapse)
+            info.mode, info.routes = req.mode, ["lexical", "vector", *(extra_routes or [])]
+            routes = [lexical, vector, *(extra or [])]
+            weights = [1.0, 1.0, *([EXTRA_WEIGHT] * len(extra or []))]
+            info.fusion = self.fusion
+            if collapse and has_chinese(req.q) and (english := gloss(req.q)):
+                # a Chinese question reaches the English aligned to the Pali through its dictionary gloss too,
+                # by words and by meaning (each weighted as the question's own routes: fitted on the calibration set)
+                english_req = req.model_copy(update={"q": english})
+                routes += [
+                    self.lexical_ranking(english_req, depth, translations=True)[0],
+                    self.vector_ranking(english_req, depth),
+                ]
+                weights += [1.0, 1.0]
+                info.routes += ["gloss-lexical", "gloss-vector"]
+                info.notes.append(f"gloss (CC-CEDICT): {english}")
+        evidence: dict[str, list[str]] = {}  # shown document → the documents that matched for it
+        if collapse:
+            routes = [_collapsed(r, evidence) for r in routes]
+        if len(routes) == 1:
+            fused = routes[0]
+        elif self.fusion == "weighted":
+            fused = weighted(routes, [0.7, 0.3, *([0.3] * (len(routes) - 2))])
+        else:
+            fused = rrf([[d for d, _ in r] for r in routes], weights=weights)
+        return self._diversified(fused, depth), evidence, info
+
+    def _diversified(self, fused: list[tuple[str, float]], depth: int) -> list[tuple[str, float]]:
+        """At most ``PER_TEXT`` paragraphs of one named text (a sutta) among the best ``depth``; the rest follow."""
+        head = fused[:depth]
+        passages = self.store.get_ids([d for d, _ in head])
+        seen: dict[object, int] = {}
+        first, later = [], []
+        for doc_id, score in head:
+            p = passages.get(doc_id)
+            named = self.store.text_at(p.corpus, p.book, p.seq) if p else None
+            key = (p.book, named.uid) if p and named else doc_id
+            seen[key] = seen.get(key, 0) + 1
+            (first if seen[key] <= PER_TEXT else later).append((doc_id, score))
+        return first + later + fused[depth:]
+
+    def evidence_passages(
+        self, doc_ids: list[str], shown: dict[str, Passage], evidence: dict[str, list[str]]
+    ) -> list[tuple[str, Passage]]:
+        """(shown document, a passage that matched for it) pairs: what the reranker judges."""
+        matched = {d: evidence.get(d) or [d] for d in doc_ids}
+        found = self.store.get_ids([m for ms in matched.values() for m in ms if m not in shown])
+        found.update(shown)
+        return [(d, found[m]) for d, ms in matched.items() for m in ms if m in found]
+
+    def _confidences(
+        self, query: str, doc_ids: list[str], shown: dict[str, Passage], evidence: dict[str, list[str]]
+    ) -> dict[str, float]:
+        """Confidence per shown document: the best of the documents that matched for it (its translation …)."""
+        assert self.judge is not None
+        pairs = self.evidence_passages(doc_ids, shown, evidence)
+        scores = self.judge.confidences(query, [p for _, p in pairs])
+        out: dict[str, float] = {}
+        for (d, _), c in zip(pairs, scores, strict=True):
+            out[d] = max(out.get(d, 0.0), c)
+        return out
+
+
+def _collapsed(route: list[tuple[str, float]], evidence: dict[str, list[str]]) -> list[tuple[str, float]]:
+    """A route's ranking with translations replaced by their original (first place kept); records evidence."""
+    out: dict[str, float] = {}
+    for doc_id, score in route:
+        shown = original_of(doc_id)
+        evidence.setdefault(shown, [])
+        if doc_id not in evidence[shown]:
+            evidence[shown].append(doc_id)
+        out.setdefault(shown, score)
+    return list(out.items())

@@ -1,0 +1,182 @@
+"""Plan: a search request as an analysed store query, with the explanation shown to the caller.
+
+Fuzzy mode matches diacritic-folded words (each Pali word every attested form of its lemma), exact mode
+the canonical form as typed; bold occurrences rank first; a page reference selects the paragraphs on
+that page of that edition, the one the page begins in first; the scope is the canon unless a corpus,
+a book or a resource type is named."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gantha.model import Category, QueryInfo, SearchMode, SearchRequest, comma_list
+from gantha.search import resources
+from gantha.search.errors import SearchError
+from gantha.search.query import ParsedQuery, parse_query
+from gantha.search.words import Inflection
+from gantha.store.base import Clause, Store, StoreQuery
+from gantha.text.pali import canon_word, fold, normalize_query_text
+from gantha.text.refs import EDITIONS, parse_page_ref
+
+MAX_PREFIXES, MIN_PREFIX = 4, 2  # prefix* terms of one query (a one-letter prefix expands to ~1/20 of the words)
+MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
+DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
+
+
+def tag_groups(values: list[str]) -> list[list[str]]:
+    """Tag filters as groups: ``,`` joins tags a passage must all have, ``;`` separates alternatives
+    ("vinaya,khandhaka;abhidhamma" → [["vinaya", "khandhaka"], ["abhidhamma"]]); several values join with ``,``."""
+    expression = ",".join(v for v in values if v.strip())
+    groups = [[fold(t.strip()) for t in part.split(",") if t.strip()] for part in expression.split(";")]
+    return [g for g in groups if g]
+
+
+class Planner:
+    """Turns requests into store queries against one store."""
+
+    def __init__(self, store: Store, inflect: Callable[[str], Inflection | None] | None = None):
+        self.store = store
+        self.inflect = inflect  # a word → every attested form of its lemma (the ordinary search's expansion)
+
+    def filters(self, req: SearchRequest) -> dict[str, list[str]]:
+        books_known = self.store.books(channel=None)
+        filters: dict[str, list[str]] = {}
+        books = comma_list(req.books)
+        if books:
+            by_id = {rec.info.book: rec for rec in books_known.values()}
+            unknown = [b for b in books if b not in by_id and b not in books_known]
+            if unknown:
+                raise SearchError(
+                    "unknown_book",
+                    f"unknown book {unknown[0]!r}: books are ids such as vin02m3.mul (see /api/v3/books)",
+                )
+            filters["book"] = [b.split("/", 1)[1] if b in books_known else b for b in books]
+        categories = [resources.category(fold(c).replace("-", "")) for c in comma_list(req.categories)]
+        valid = [c.value for c in Category]
+        if bad := [c for c in categories if c not in valid]:
+            names = ", ".join([*valid, *resources.CATEGORIES])
+            raise SearchError("unknown_category", f"unknown category {bad[0]!r}; one of {names}")
+        if categories:
+            filters["category"] = categories
+        known_tags = {t for rec in books_known.values() for t in rec.info.tags}
+        for group in tag_groups(req.tags):
+            if bad := [t for t in group if t not in known_tags]:
+                raise SearchError("unknown_tag", f"unknown tag {bad[0]!r}; known tags: {', '.join(sorted(known_tags))}")
+        for name, values in (("language", req.languages), ("channel", req.channels), ("corpus", req.corpora)):
+            if vals := comma_list(values):
+                filters[name] = vals
+        channels = self.store.all_channels()
+        known = {
+            "language": {x for c in channels for x in (c.language, c.language.split("-")[0])},
+            "channel": {c.name for c in channels},
+        }
+        for name, values in known.items():
+            if bad := [v for v in filters.get(name, []) if v not in values]:
+                raise SearchError(
+                    f"unknown_{name}", f"unknown {name} {bad[0]!r}; this index has {', '.join(sorted(values))}"
+                )
+        if kinds := comma_list(req.resource_types):  # the original API's resource types: corpora and channels
+            try:
+                corpora, channels = resources.channels_of(kinds, self.store.records())
+            except KeyError as exc:
+                raise SearchError(
+                    "unknown_resource_type",
+                    f"unknown resource_type {exc.args[0]!r}; one of {', '.join(resources.known())}",
+                ) from exc
+            filters["corpus"] = sorted(set(filters.get("corpus", corpora)) & corpora) or ["none"]
+            if channels is not None:
+                filters["channel"] = sorted(set(filters.get("channel", channels)) & channels) or ["none"]
+        canon_indexed = any(rec.info.corpus == DEFAULT_CORPUS for rec in books_known.values())
+        if "corpus" not in filters and "book" not in filters and canon_indexed:  # the default scope: the canon
+            filters["corpus"] = [DEFAULT_CORPUS]
+
+        if req.granularity not in (None, "paragraph", "sentence"):
+            raise SearchError("invalid_parameter", f"unknown granularity {req.granularity!r}; paragraph or sentence")
+        if req.granularity == "paragraph":
+            filters["granularity"] = ["paragraph"]
+        return filters
+
+    def plan(self, req: SearchRequest, own_forms: list[str] | None = None) -> tuple[StoreQuery, QueryInfo, ParsedQuery]:
+        """The store query for a request, with the explanation shown to the caller. ``bold_forms``: the
+        forms whose bold occurrences rank first (default: all of ``req.forms``)."""
+        normalized, steps = normalize_query_text(req.q, req.scheme)
+        parsed = parse_query(normalized)
+        info = QueryInfo(original=req.q, mode=req.mode, normalized=normalized, steps=steps, bold_only=req.bold_only)
+        forms = list(dict.fromkeys(canon_word(f) for f in req.forms if f.strip()))
+        if parsed.empty and not req.page_ref and not forms:
+            raise SearchError("empty_query", "empty query: give words to search for, forms, or a page reference")
+        folded = req.mode != SearchMode.EXACT and not forms
+        analysed = parsed.analysed(folded)
+        field = "fold" if folded else "exact"
+        info.field = field
+        info.terms, info.phrases = analysed.terms, analysed.phrases
+        info.prefixes = analysed.prefixes
+        info.excluded = analysed.excluded + [p + "*" for p in analysed.excluded_prefixes]
+        info.forms = forms
+
+        sq = StoreQuery(limit=req.limit, offset=req.offset, filters=self.filters(req), order=req.order)
+        sq.tag_groups = tag_groups(req.tags)
+        if "language" not in sq.filters and "channel" not in sq.filters:
+            sq.filters["primary"] = ["yes"]  # originals, not aligned translations, unless a language is asked
+        words = {t: [t] for t in analysed.terms}
+        if folded and req.inflections and self.inflect:  # inflection-blind: every attested form of the lemma
+            for t in analysed.terms:
+                if (inf := self.inflect(t)) and len(inf.forms) > 1:
+                    words[t] = list(dict.fromkeys([t, *inf.forms]))
+                    info.inflections.append(
+                        {"word": t, "lemma": inf.lemma, "forms": list(inf.forms), "others": list(inf.others)}
+                    )
+        sq.must += [Clause(field, words[t]) for t in analysed.terms]
+        sq.must += [Clause(field, p, "phrase") for p in analysed.phrases]
+        sq.must += [Clause(field, [p], "prefix") for p in analysed.prefixes]
+        prefixes = analysed.prefixes + analysed.excluded_prefixes
+        if len(prefixes) > MAX_PREFIXES or any(len(p) < MIN_PREFIX for p in prefixes):
+            raise SearchError(
+                "invalid_query",
+                f"at most {MAX_PREFIXES} prefix* terms, each of {MIN_PREFIX} letters or more: a prefix expands to "
+                "every word it begins",
+            )
+        wildcards = [(s, "suffix") for s in analysed.suffixes] + [(s, "infix") for s in analysed.infixes]
+        if len(wildcards) > MAX_WILDCARDS or any(len(s) < MIN_WILDCARD for s, _ in wildcards):
+            raise SearchError(
+                "invalid_query",
+                f"at most {MAX_WILDCARDS} leading wildcards (*word, *part*), each of {MIN_WILDCARD} letters or more: "
+                "they are matched against every word of the index",
+            )
+        sq.must += [Clause(field, [s], kind) for s, kind in wildcards]
+        sq.rank_first += [Clause(f"bold_{field}", [s], kind) for s, kind in wildcards]
+        info.prefixes += ["*" + s for s in analysed.suffixes] + ["*" + s + "*" for s in analysed.infixes]
+        sq.must_not += [Clause(field, [t]) for t in analysed.excluded]
+        sq.must_not += [Clause(field, [p], "prefix") for p in analysed.excluded_prefixes]
+        bold_field = f"bold_{field}"
+        sq.rank_first += [Clause(bold_field, words[t]) for t in analysed.terms]
+        sq.rank_first += [Clause(bold_field, p, "phrase") for p in analysed.phrases]
+        sq.rank_first += [Clause(bold_field, [p], "prefix") for p in analysed.prefixes]
+        if forms and own_forms and len(forms) > len(own_forms):  # a lemma with its compounds: match any
+            sq.must.append(Clause("exact", forms, "set"))  # (thousands for dhamma), rank by its own forms
+            sq.scoring.append(Clause("exact", own_forms))
+            sq.rank_first.append(Clause("bold_exact", own_forms))
+        elif forms:
+            sq.must.append(Clause("exact", forms))
+            sq.rank_first.append(Clause("bold_exact", own_forms or forms))
+        if req.bold_only:  # at least one searched word must stand in bold
+            sq.should = list(sq.rank_first)
+
+        if req.page_ref:
+            ref = parse_page_ref(req.page_ref)
+            sq.must.append(Clause("page_refs", [ref.key]))
+            sq.rank_first = [Clause("page_starts", [ref.key])]
+            sq.book_pattern = ref.books
+            sq.order = "reading" if parsed.empty else "score"
+            info.page_ref = {
+                "key": ref.key,
+                "short": ref.short,
+                "edition": EDITIONS[ref.edition],
+                "volume": ref.volume,
+                "page": ref.page,
+                "books": ref.books,
+                "label": ref.label,
+            }
+            info.bold_ranking = False
+        info.filters = {k: v for k, v in sq.filters.items()}
+        return sq, info, analysed

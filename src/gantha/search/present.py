@@ -1,0 +1,99 @@
+"""Present: hits as callers see them — the named text holding each, translations beside, aggregations
+with titles (chapters with their headings, languages and resource types), compact fields for agents."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from gantha.model import Aside, Bucket, Hit, Passage
+from gantha.search import resources
+from gantha.search.errors import SearchError
+from gantha.search.highlight import snippet
+from gantha.search.plan import DEFAULT_CORPUS
+from gantha.store.base import Store
+from gantha.text.pali import fold
+
+CHAPTER_BUCKETS = 30  # chapters listed in the aggregation by chapter (the densest)
+ORIGINALS = {"cst": "pali"}  # corpus → its original channel: aligned translations there stand for it
+HIT_FIELDS = tuple(Hit.model_fields)
+
+
+def original_of(doc_id: str) -> str:
+    """The document a hit shows for a matched one: an aligned translation's original (…/106@en → …/106@pali)."""
+    coordinate, _, channel = doc_id.rpartition("@")
+    original = ORIGINALS.get(coordinate.partition("/")[0])
+    return f"{coordinate}@{original}" if original and channel != original else doc_id
+
+
+def compact(data: dict[str, Any], fields: list[str]) -> dict[str, Any]:
+    """A dumped search result with each hit (``hits``/``results``/``weak``) cut to ``fields``: agent-sized."""
+    if not fields:
+        return data
+    if unknown := [f for f in fields if f not in HIT_FIELDS]:
+        raise SearchError("invalid_parameter", f"unknown hit field {unknown[0]!r}; one of {', '.join(HIT_FIELDS)}")
+    keep = set(fields)
+    for holder in (data, data.get("data") or {}):
+        for key in ("hits", "results", "weak"):
+            if isinstance(holder.get(key), list):
+                holder[key] = [{k: v for k, v in hit.items() if k in keep} for hit in holder[key]]
+    return data
+
+
+class Presenter:
+    """Hits and aggregations over one store."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    def hit(self, p: Passage, rank: int, text: str, score: float, **extra) -> Hit:
+        """A hit, with the named text (sutta, rule) that holds it."""
+        hit = Hit.of(p, rank, text, score, **extra)
+        if (named := self.store.text_at(p.corpus, p.book, p.seq)) is not None:
+            hit.sutta, hit.sutta_title = named.label, named.title or None
+        return hit
+
+    def attach_translations(self, hits: list[Hit], terms: set[str]) -> None:
+        """Attach the translations of each original hit's paragraph (English, Burmese …), snippets marked."""
+        channels = {
+            (h.corpus, h.book): [
+                r.channel.name for r in self.store.channels(h.corpus, h.book) if r.channel.type == "translation"
+            ]
+            for h in hits
+            if h.channel == ORIGINALS.get(h.corpus)
+        }
+        wanted = [f"{h.coordinate}@{ch}" for h in hits for ch in channels.get((h.corpus, h.book), ())]
+        found = self.store.get_ids(wanted)
+        for h in hits:
+            for ch in channels.get((h.corpus, h.book), ()):
+                if t := found.get(f"{h.coordinate}@{ch}"):
+                    h.translations.append(
+                        Aside(channel=t.channel, language=t.language, snippet=snippet(t.text, fold, terms)[0])
+                    )
+
+    def buckets(self, aggregations: dict[str, list[tuple[str, int]]]) -> dict[str, list[Bucket]]:
+        records = self.store.books(channel=None).values()
+        titles = {rec.info.book: rec.info.title for rec in records}
+        corpora = {rec.info.book: rec.info.corpus for rec in records}
+        out = {
+            name: [
+                Bucket.model_construct(key=k, count=c, title=titles.get(k) if name == "book" else None)
+                for k, c in buckets[: CHAPTER_BUCKETS if name == "chapter" else None]
+            ]
+            for name, buckets in aggregations.items()
+        }
+        for bucket in out.get("chapter", []):  # "vin02m3.mul/ch3" → "Cūḷavaggapāḷi › 3. Samuccayakkhandhakaṃ"
+            book, _, number = bucket.key.rpartition("/ch")
+            heading = self.store.chapter_title(corpora.get(book, DEFAULT_CORPUS), book, int(number))
+            bucket.title = " › ".join(t for t in (titles.get(book), heading) if t)
+        if "channel" in out:  # the original API's aggregations: by language and by resource type
+            kinds = {
+                r.channel.name: (r.channel.language, resources.resource_type(r.info.corpus, r.channel.type))
+                for r in self.store.records()
+            }
+            for i, name in enumerate(("language", "resource_type")):
+                counts: Counter[str] = Counter()
+                for bucket in out["channel"]:
+                    counts[kinds.get(bucket.key, ("", ""))[i] or "unknown"] += bucket.count
+                out[name] = [Bucket.model_construct(key=k, count=c, title=None) for k, c in counts.most_common()]
+        return out

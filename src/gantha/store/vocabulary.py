@@ -1,0 +1,116 @@
+"""The vocabulary of the Pali original: every written form with its paragraph and bold counts, folded and
+reversed, for forms, compounds, suggestions and did-you-mean. Kept in SQL beside the documents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gantha.store.sql import Database
+from gantha.text.align import common_start
+from gantha.text.pali import fold
+
+TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
+TOP_PER_PREFIX = 20
+LAST = "\U0010ffff"  # above every character: ``>= p AND < p + LAST`` is a prefix range
+
+
+class Vocabulary:
+    """The vocabulary tables over ``db``; a backend says how to read its terms (``_pali_terms``)."""
+
+    db: Database
+
+    def _pali_terms(self) -> tuple[list[tuple[str, int]], dict[str, int]]:
+        """Every written form of the Pali original with its paragraphs, most first; bold paragraphs per form."""
+        raise NotImplementedError
+
+    def rebuild_vocabulary(self) -> int:
+        """Tabulate every Pali word form (folded, as written, reversed, paragraphs, bold paragraphs) in one
+        transaction: readers see the old vocabulary until the new one is complete, and a crash leaves the old."""
+        terms, bold = self._pali_terms()
+        rows = [(fold(form), form, form[::-1], n, min(n, bold.get(form, 0))) for form, n in terms if n > 0]
+        top: dict[str, list[tuple[Any, ...]]] = {}
+        for folded, form, _, n, _ in rows:  # already most frequent first
+            for k in range(1, min(TOP_PREFIX_LEN, len(folded)) + 1):
+                bucket = top.setdefault(folded[:k], [])
+                if len(bucket) < TOP_PER_PREFIX:
+                    bucket.append((folded[:k], len(bucket), folded, form, n))
+        with self.db.transaction():
+            self.db.execute("DELETE FROM vocab")
+            self.db.execute("DELETE FROM vocab_top")
+            self.db.insert("vocab", rows, 5)
+            self.db.insert("vocab_top", (r for b in top.values() for r in b), 5)
+        return len(rows)
+
+    def has_vocabulary(self) -> bool:
+        return bool(self.db.query("SELECT 1 FROM vocab LIMIT 1"))
+
+    def vocabulary(self, prefix: str, limit: int = 10) -> list[tuple[str, str, int]]:
+        """Words whose folded form starts with ``prefix``: (folded, form, paragraphs), most frequent first."""
+        prefix = fold(prefix)
+        if len(prefix) <= TOP_PREFIX_LEN:
+            rows = self.db.query(
+                "SELECT fold, form, paragraphs FROM vocab_top WHERE prefix=? ORDER BY rank LIMIT ?", (prefix, limit)
+            )
+        else:
+            rows = self.db.query(
+                "SELECT fold, form, paragraphs FROM vocab WHERE fold >= ? AND fold < ? "
+                "ORDER BY paragraphs DESC, form LIMIT ?",
+                (prefix, prefix + LAST, limit),
+            )
+        return [tuple(r) for r in rows]  # type: ignore[misc]
+
+    def word_counts(self, forms: list[str]) -> dict[str, tuple[int, int]]:
+        """Paragraphs and bold paragraphs of the Pali holding each written form (attested ones only)."""
+        out: dict[str, tuple[int, int]] = {}
+        for i in range(0, len(forms), 500):
+            chunk = forms[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for form, n, bold in self.db.query(
+                f"SELECT form, paragraphs, bold FROM vocab WHERE form IN ({marks})", chunk
+            ):
+                out[form] = (n, bold)
+        return out
+
+    def words_around(self, part: str, *, ending: bool, limit: int = 2000) -> list[tuple[str, int, int]]:
+        """Attested written forms that end (``ending``) or begin with ``part`` and are longer:
+        (form, paragraphs, bold paragraphs), most frequent first."""
+        column, key = ("rev", part[::-1]) if ending else ("form", part)
+        rows = self.db.query(
+            f"SELECT form, paragraphs, bold FROM vocab WHERE {column} > ? AND {column} < ? "
+            "ORDER BY paragraphs DESC LIMIT ?",
+            (key, key + LAST, limit),
+        )
+        return [tuple(r) for r in rows]  # type: ignore[misc]
+
+    def nearest_words(self, folded: str, limit: int = 5, max_edits: int = 2) -> list[tuple[str, int]]:
+        """Attested written forms within ``max_edits`` edits of a folded word that begins alike, closest
+        first: (form, paragraphs). Diacritics are ignored (folded words compared)."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import Levenshtein
+
+        if not folded:
+            return []
+        rows = self.db.query(
+            "SELECT fold, form, paragraphs FROM vocab WHERE fold >= ? AND fold < ? AND length(fold) BETWEEN ? AND ?",
+            (folded[0], folded[0] + LAST, len(folded) - max_edits, len(folded) + max_edits),
+        )
+        found = process.extract(
+            folded, [r[0] for r in rows], scorer=Levenshtein.distance, score_cutoff=max_edits, limit=None
+        )
+        ranked = sorted(  # fewest edits, then the longest start in common (typos fall late), then frequency
+            (distance, -common_start(folded, rows[i][0]), -rows[i][2], rows[i][1])
+            for _, distance, i in found
+            if rows[i][0] != folded
+        )
+        out: dict[str, int] = {}
+        for _, _, paragraphs, form in ranked:
+            if len(out) < limit:
+                out.setdefault(form, -paragraphs)
+        return list(out.items())
+
+    def forms_by_fold(self, folded: str) -> list[tuple[str, int, int]]:
+        """Every written form that folds to ``folded``: (form, paragraphs, bold paragraphs)."""
+        rows = self.db.query(
+            "SELECT form, paragraphs, bold FROM vocab WHERE fold=? ORDER BY paragraphs DESC", (folded,)
+        )
+        return [tuple(r) for r in rows]  # type: ignore[misc]

@@ -1,0 +1,205 @@
+"""The research verbs, each declared once: its parameters (a pydantic model with bounds and help), its
+handler over :class:`Research` and its result model.
+
+The HTTP routes (``GET /api/v3/<name>``), the CLI commands (``gantha <name>``) and the MCP tools are
+generated from these declarations (:mod:`gantha.api.routes.verbs`, :mod:`gantha.api.cli`,
+:mod:`gantha.tools`), so a parameter, its bounds and its help are written here only. The first line of a
+verb's doc is its summary; the whole doc is written for the model that calls the tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, Field
+
+from gantha.model import SearchResponse, comma_list
+from gantha.research import (
+    ChapterResult,
+    DistResult,
+    FormsResult,
+    GetResult,
+    Research,
+    SuggestResult,
+    VersionsResult,
+    WordResult,
+)
+from gantha.search.errors import SearchError
+
+Names = Annotated[list[str], BeforeValidator(comma_list)]
+Word = Annotated[str, Field(min_length=1, max_length=200, description="a Pali word, with or without diacritics")]
+Coordinate = Annotated[
+    str,
+    Field(min_length=1, max_length=200, description="a coordinate (cst/vin02m3.mul/75) or a reference (MN 10)"),
+]
+
+
+class FormsParams(BaseModel):
+    word: Word
+    compounds: bool = Field(True, description="list the compounds holding the lemma")
+    unattested: bool = Field(False, description="list the proposed forms the texts never write")
+
+
+class WordParams(BaseModel):
+    word: Word
+
+
+class DistParams(BaseModel):
+    forms: Names = Field(default_factory=list, description="exact forms, comma-separated or repeated")
+    lemma: str | None = Field(None, max_length=200, description="expand this lemma to its attested forms")
+    bold: bool = Field(False, description="count only bold occurrences")
+    category: Names = Field(default_factory=list, description="mula, atthakatha, tika, anya")
+
+
+class GetParams(BaseModel):
+    coordinates: Names = Field(min_length=1, max_length=200, description="e.g. cst/vin02m3.mul/75, MN 10")
+    channel: Names = Field(
+        default_factory=list, description="channels: pali, my, en, pli-ms, kjv, cuv (default: the original)"
+    )
+    tokens: bool = Field(False, description="add each Pali word's lemma and grammar")
+
+
+class ChapterParams(BaseModel):
+    coordinate: Coordinate
+    confirm: bool = Field(False, description="return the text, not only its size")
+    channel: str = Field("pali", description="the channel to read: pali, my, en …")
+    script: str = Field("Roman", description="Pali script: Roman, Burmese, Sinhala, Thai, Devanagari")
+    section: bool = Field(False, description="only the innermost heading's section")
+
+
+class VersionsParams(BaseModel):
+    coordinate: Coordinate
+
+
+class SuggestParams(BaseModel):
+    q: str = Field(min_length=1, max_length=200, description="the beginning of a word, a Chinese term or a page ref")
+    type: Literal["term", "pali_romanized", "page_ref"] = "term"
+    limit: int = Field(10, ge=1, le=50, description="suggestions, 1–50")
+    language: str | None = Field(None, description="language of the suggestions: pali (default) or zh")
+
+
+class SimilarParams(BaseModel):
+    sentence: str = Field(min_length=1, max_length=500, description="a Pali sentence, any inflection or sandhi")
+    limit: int = Field(10, ge=1, le=100, description="sentences, 1–100")
+    offset: int = Field(0, ge=0, le=1000, description="sentences to skip, 0–1,000")
+    book: Names = Field(default_factory=list, description="book ids, e.g. vin02m3.mul")
+    category: Names = Field(default_factory=list, description="mula, atthakatha, tika, anya")
+
+
+def _dist(r: Research, p: DistParams) -> DistResult:
+    if not p.forms and not p.lemma:
+        raise SearchError("empty_query", "give forms or a lemma")
+    return r.dist(p.forms, lemma=p.lemma, bold_only=p.bold, categories=p.category)
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One research verb: its name on every surface, its parameters, its handler and its result."""
+
+    name: str
+    doc: str
+    params: type[BaseModel]
+    result: type[BaseModel]
+    run: Callable[[Research, Any], BaseModel]
+    arguments: tuple[str, ...] = ()  # the parameters the CLI takes positionally
+    tool: str = ""  # the MCP tool's name where it differs
+    route: str = ""  # the HTTP route's last segment where it differs
+
+    @property
+    def summary(self) -> str:
+        return self.doc.split("\n")[0].rstrip(".")
+
+    @property
+    def tool_name(self) -> str:
+        return self.tool or self.name
+
+    @property
+    def path(self) -> str:
+        return f"/api/v3/{self.route or self.name}"
+
+
+VERBS = (
+    Verb(
+        "forms",
+        "Expand a Pali word to its lemma and every form attested in the canon.\n\n"
+        "A verb's participles, gerundives and absolutives included, with paragraph and bold counts and "
+        "which source proposed each form; the compounds holding the lemma apart, with their members "
+        "(compounds=false: none); the forms the tables propose that never occur only with "
+        "unattested=true. Use before an exact search.",
+        FormsParams,
+        FormsResult,
+        lambda r, p: r.forms(p.word, compounds=p.compounds, unattested=p.unattested),
+        ("word",),
+    ),
+    Verb(
+        "word",
+        "Dictionary meanings and morphology of a Pali word.\n\n"
+        "Meanings in English, Chinese and Sinhala; the word's lemma, case and number.",
+        WordParams,
+        WordResult,
+        lambda r, p: r.word(p.word),
+        ("word",),
+    ),
+    Verb(
+        "dist",
+        "How the paragraphs holding these forms spread over books.\n\n"
+        "Title, category (root text / commentary / subcommentary), tags and counts of each book, most "
+        "first. Give forms or a lemma.",
+        DistParams,
+        DistResult,
+        _dist,
+        ("forms",),
+    ),
+    Verb(
+        "get",
+        "Paragraphs by coordinate, with citations.\n\n"
+        "Each with its heading path, the page refs of every edition and ready citations. A channel "
+        'without text there comes back with status "missing": say so rather than translate yourself.',
+        GetParams,
+        GetResult,
+        lambda r, p: r.get(p.coordinates, p.channel or None, p.tokens),
+        ("coordinates",),
+    ),
+    Verb(
+        "chapter",
+        "The chapter around a coordinate: its size, or its text with confirm.\n\n"
+        "The whole sutta a reference names (MN 10), or a paragraph range (cst/vin02m3.mul/150-160); "
+        "section=true: only the innermost heading's section. Check the size before asking for the text.",
+        ChapterParams,
+        ChapterResult,
+        lambda r, p: r.chapter(p.coordinate, p.confirm, p.channel, p.script, p.section),
+        ("coordinate",),
+    ),
+    Verb(
+        "versions",
+        "Channels present and missing at a coordinate.\n\n"
+        "Which channels (original, translations) have text there, with language, translator and provenance.",
+        VersionsParams,
+        VersionsResult,
+        lambda r, p: r.versions(p.coordinate),
+        ("coordinate",),
+    ),
+    Verb(
+        "suggest",
+        "Complete a word, a Chinese term or a page reference.\n\n"
+        "ASCII → Pali with diacritics by frequency, a Chinese term → Pali headwords, or a page reference "
+        "(type page_ref).",
+        SuggestParams,
+        SuggestResult,
+        lambda r, p: r.suggest(p.q, p.type, p.limit, p.language),
+        ("q",),
+        route="search-suggest",
+    ),
+    Verb(
+        "similar",
+        "Sentences whose lemmas match this one, whatever the inflection and sandhi.\n\n"
+        "Each with a 0–1 similarity (1.0: the same lemmas in the same order). For finding parallels.",
+        SimilarParams,
+        SearchResponse,
+        lambda r, p: r.similar(p.sentence, p.limit, p.offset, books=p.book, categories=p.category),
+        ("sentence",),
+        tool="similar_sentences",
+    ),
+)
