@@ -168,8 +168,8 @@ def router(store: Callable[[], Store]) -> APIRouter:
             suffix = Path(name.removesuffix(".gz")).suffix.lower()
             source = str(form.get("source") or UPLOAD_SOURCES.get(suffix) or "")
             if source not in set(UPLOAD_SOURCES.values()):
-                accepted = ", ".join(f"{s} ({n})" for s, n in UPLOAD_SOURCES.items())
-                raise AdminError(400, "invalid_parameter", f"cannot ingest {name!r}: upload one of {accepted}, or .gz")
+                allowed = ", ".join(f"{s} ({n})" for s, n in UPLOAD_SOURCES.items())
+                raise AdminError(400, "invalid_parameter", f"cannot ingest {name!r}: upload one of {allowed}, or .gz")
             try:
                 path = save_upload(store(), name, data)
             except ValueError as exc:
