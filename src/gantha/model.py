@@ -285,12 +285,33 @@ class QueryInfo(BaseModel):
     fusion: str | None = None
     bridges: list[dict[str, Any]] = Field(default_factory=list)  # {"from", "to", "source", "forms"}
     similar: dict[str, Any] | None = None  # {"lemmas", "forms", "paragraphs_examined"} for similar sentences
+    hierarchy: dict[str, Any] | None = None  # granularity above paragraphs: level, weighed, path taken (auto)
+
+
+class NodeHit(BaseModel):
+    """A whole text unit (book, chapter, sutta, section) found by its paragraphs' evidence."""
+
+    rank: int
+    coordinate: str  # cst/vin02m3.mul, cst/vin02m3.mul/ch2, MN 10, cst/vin02m3.mul/ch2.1
+    level: str  # book | chapter | sutta | section
+    title: str
+    book: str
+    book_title: str
+    path: list[str] = Field(default_factory=list)
+    score: float
+    confidence: float  # 0–1: this node's share of the evidence on the page
+    hits: int  # matching paragraphs among the paragraphs weighed
+    matches: int | None = None  # matching paragraphs in all (exact, from the aggregations: book and chapter)
+    paragraphs: int | None = None  # its size
+    evidence: list[str] = Field(default_factory=list)  # its best paragraphs' coordinates
+    summary: str | None = None
 
 
 class SearchResponse(BaseModel):
     total: int
     took_ms: float
     hits: list[Hit]
+    nodes: list[NodeHit] = Field(default_factory=list)  # granularity book, chapter, sutta, section (or auto)
     aggregations: dict[str, list[Bucket]] = Field(default_factory=dict)
     query_info: QueryInfo
     outcome: str = "hits"  # hits | no_hits | past_end (a page after the last hit) | unattested_form | not_found

@@ -67,14 +67,7 @@ class Toolbox:
 
     NAMES = (
         "search",
-        "similar_sentences",
-        "forms",
-        "word",
-        "dist",
-        "get",
-        "chapter",
-        "versions",
-        "suggest",
+        *(verb.tool_name for verb in VERBS),
         "search_by_query",
         "search_by_page_ref",
         "get_term_definition",
@@ -111,6 +104,7 @@ class Toolbox:
         inflections: bool = True,
         order: Literal["score", "reading"] = "score",
         fields: Fields = None,
+        granularity: Literal["paragraph", "sentence", "book", "chapter", "sutta", "section", "auto"] = "paragraph",
     ) -> dict[str, Any]:
         """Search Pali passages; returns coordinates, snippets and per-book/category counts.
 
@@ -123,7 +117,10 @@ class Toolbox:
         compounds holding it (compounds=false: without); each hit says which forms matched and whether
         inside a compound; ranked by the lemma's frequency, bold definitions first (order="reading":
         book order). For many hits ask fields=["coordinate","book","path","snippet"]. bold=true keeps
-        passages where the word stands in bold — the commentaries' definitions. categories: mula
+        passages where the word stands in bold — the commentaries' definitions. granularity "chapter",
+        "sutta", "section" or "book" answers whole texts (nodes: title, summary, size, confidence,
+        evidence) for questions about a whole text; "auto" descends while a chapter holds most of the
+        evidence. categories: mula
         (root texts), atthakatha (commentaries), tika (subcommentaries), anya (others). An outcome of
         "unattested_form" means the word is a headword but never occurs in that form.
         """
@@ -143,6 +140,7 @@ class Toolbox:
             inflections=inflections,
             order=order,
             fields=fields,
+            granularity=None if granularity == "paragraph" else granularity,
         )
 
     # the function-calling set of the original design

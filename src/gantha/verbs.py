@@ -21,6 +21,7 @@ from gantha.research import (
     DistResult,
     FormsResult,
     GetResult,
+    OutlineResult,
     Research,
     SuggestResult,
     VersionsResult,
@@ -67,6 +68,15 @@ class ChapterParams(BaseModel):
     channel: str = Field("pali", description="the channel to read: pali, my, en …")
     script: str = Field("Roman", description="Pali script: Roman, Burmese, Sinhala, Thai, Devanagari")
     section: bool = Field(False, description="only the innermost heading's section")
+
+
+class OutlineParams(BaseModel):
+    coordinate: str = Field(
+        min_length=1,
+        max_length=200,
+        description="a corpus (cst), a book (cst/vin02m3.mul), a node (cst/vin02m3.mul/ch3.2), a paragraph or MN 10",
+    )
+    summaries: bool = Field(True, description="give each node its extractive summary")
 
 
 class VersionsParams(BaseModel):
@@ -170,6 +180,19 @@ VERBS = (
         ChapterParams,
         ChapterResult,
         lambda r, p: r.chapter(p.coordinate, p.confirm, p.channel, p.script, p.section),
+        ("coordinate",),
+    ),
+    Verb(
+        "outline",
+        "The outline of a text: a node, its parents and its children, with sizes and summaries.\n\n"
+        "Nodes are the corpus (cst: its books), a book (cst/vin02m3.mul), its chapters (…/ch3) and their "
+        "sections (…/ch3.2, …/ch3.2.1); a paragraph coordinate or a sutta reference names the smallest node "
+        "holding it. Each node has its first and last paragraph, paragraphs, characters, the named text it "
+        "holds whole (MN 10) and an extractive summary (from the English where the canon has it). Use it to "
+        "see what a book or chapter is about before reading it with `chapter`.",
+        OutlineParams,
+        OutlineResult,
+        lambda r, p: r.outline(p.coordinate, p.summaries),
         ("coordinate",),
     ),
     Verb(

@@ -217,7 +217,9 @@ def search(
     order: Annotated[str, typer.Option(help="score (relevance, bold first) or reading")] = "score",
     fields: Annotated[str | None, typer.Option(help="with --json: hit fields to keep, e.g. coordinate,snippet")] = None,
     similar: Annotated[str | None, typer.Option(help="sentences like this one, whatever the inflection")] = None,
-    granularity: Annotated[str | None, typer.Option(help="paragraph (default) or sentence")] = None,
+    granularity: Annotated[
+        str | None, typer.Option(help="paragraph (default), sentence; book, chapter, sutta, section; auto")
+    ] = None,
     ref: Annotated[str | None, typer.Option("--ref", help="a verse reference: 'Rom 3:24', '罗马书 3:24'")] = None,
     lang: Annotated[str | None, typer.Option("--lang", help="languages, comma-separated: pali, en, zh, my")] = None,
     corpus: Annotated[str | None, typer.Option(help="corpora, comma-separated: cst (default), bible, md")] = None,

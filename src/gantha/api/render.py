@@ -17,6 +17,7 @@ from gantha.research import (
     DistResult,
     FormsResult,
     GetResult,
+    OutlineResult,
     SuggestResult,
     VersionsResult,
     WordResult,
@@ -74,6 +75,12 @@ def show_search(res: SearchResponse) -> None:
         err.print(f"[yellow]{escape(res.message)}[/yellow]", highlight=False)
         if res.suggestions:
             err.print("attested forms: " + ", ".join(res.suggestions), highlight=False)
+    if res.nodes:
+        show_nodes(res)
+        return
+    if info.hierarchy and info.hierarchy.get("path"):
+        steps = " → ".join(f"{s['level']} {s['node']} ({s['confidence']:.2f})" for s in info.hierarchy["path"])
+        out.print(f"auto: {escape(steps)}; answered {escape(str(info.hierarchy['answered']))}", highlight=False)
     if not res.hits:
         return
     table = Table(show_lines=True)
@@ -90,6 +97,20 @@ def show_search(res: SearchResponse) -> None:
     cats = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("category", []))
     books = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("book", [])[:6])
     out.print(f"categories: {cats}\nbooks: {books}", highlight=False)
+
+
+def show_nodes(res: SearchResponse) -> None:
+    table = Table(show_lines=True)
+    table.add_column("#", justify="right")
+    table.add_column("node", no_wrap=True)
+    table.add_column("title")
+    table.add_column("evidence")
+    table.add_column("summary")
+    for n in res.nodes:
+        evidence = f"{n.confidence:.2f}; {n.hits} hits" + (f" of {n.matches:,}" if n.matches else "")
+        title = f"{n.title} ({n.book_title})" if n.level != "book" else n.title
+        table.add_row(str(n.rank), n.coordinate, escape(title), evidence, escape((n.summary or "")[:200]))
+    out.print(table)
 
 
 def show_forms(res: FormsResult) -> None:
@@ -167,6 +188,23 @@ def show_chapter(res: ChapterResult) -> None:
         err.print(escape(res.message), highlight=False)
 
 
+def show_outline(res: OutlineResult) -> None:
+    n = res.node
+    where = " › ".join(p.title for p in res.parents)
+    out.print(f"[dim]{escape(where)}[/dim]" if where else "", highlight=False, end="\n" if where else "")
+    size = f"{n.paragraphs:,} paragraphs" + (f", {n.characters:,} characters" if n.characters else "")
+    sutta = f" [cyan]{n.sutta}[/cyan]" if n.sutta else ""
+    out.print(f"[bold]{escape(n.title)}[/bold]{sutta} {n.coordinate}: {size}", highlight=False)
+    if n.summary:
+        out.print(f"  {escape(n.summary)}", highlight=False, soft_wrap=True)
+    if res.children:
+        table = Table("node", "title", "paragraphs", "summary")
+        for c in res.children:
+            title = c.title + (f" ({c.sutta})" if c.sutta else "")
+            table.add_row(c.coordinate, escape(title), f"{c.paragraphs:,}", escape((c.summary or "")[:160]))
+        out.print(table)
+
+
 def show_versions(res: VersionsResult) -> None:
     table = Table("channel", "language", "type", "provenance", "status", "author")
     for c in res.channels:
@@ -187,6 +225,7 @@ SHOW: dict[str, Callable[[Any], None]] = {
     "dist": show_dist,
     "get": show_get,
     "chapter": show_chapter,
+    "outline": show_outline,
     "versions": show_versions,
     "suggest": show_suggest,
     "similar": show_search,

@@ -7,7 +7,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from gantha.api.contract import Result
-from gantha.model import Bucket, Hit, QueryInfo
+from gantha.model import Bucket, Hit, NodeHit, QueryInfo
 
 T = TypeVar("T")
 
@@ -28,6 +28,7 @@ class SearchData(BaseModel):
     message: str | None = None
     suggestions: list[str] = []
     weak: list[Hit] = []  # with not_found: the best candidates, below the confidence threshold
+    nodes: list[NodeHit] = []  # granularity book, chapter, sutta or section: whole texts, best first
 
 
 class SearchEnvelope(BaseModel):

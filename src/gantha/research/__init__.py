@@ -1,4 +1,4 @@
-"""The research verbs: forms, word, search by forms, dist, get, chapter, versions, suggest, similar.
+"""The research verbs: forms, word, search by forms, dist, get, chapter, outline, versions, suggest, similar.
 
 Each returns a pydantic model (beside its verb) that the CLI prints, the HTTP API returns and the MCP
 tools hand to a model. Every text returned carries a coordinate that ``get`` resolves to the same text.
@@ -15,6 +15,8 @@ from gantha.config import settings
 from gantha.model import SearchRequest, SearchResponse
 from gantha.research.chapters import ChannelStatus, ChapterPassage, ChapterResult, ChapterVerbs, VersionsResult
 from gantha.research.distribution import BookCount, DistResult, DistributionVerbs
+from gantha.research.nodes import LEVELS, NodeVerbs
+from gantha.research.outline import OutlineNode, OutlineResult, OutlineVerbs
 from gantha.research.reading import Citations, GetItem, GetResult, ReadingVerbs, Token
 from gantha.research.similar import SimilarVerbs
 from gantha.research.suggest import Suggestion, SuggestResult, SuggestVerbs
@@ -40,6 +42,8 @@ __all__ = [
     "GetItem",
     "GetResult",
     "Morphology",
+    "OutlineNode",
+    "OutlineResult",
     "Research",
     "SuggestResult",
     "Suggestion",
@@ -49,7 +53,9 @@ __all__ = [
 ]
 
 
-class Research(WordVerbs, ReadingVerbs, ChapterVerbs, DistributionVerbs, SimilarVerbs, SuggestVerbs):
+class Research(
+    WordVerbs, ReadingVerbs, ChapterVerbs, OutlineVerbs, NodeVerbs, DistributionVerbs, SimilarVerbs, SuggestVerbs
+):
     """The research verbs over one index and its lexicon."""
 
     @classmethod
@@ -78,6 +84,7 @@ class Research(WordVerbs, ReadingVerbs, ChapterVerbs, DistributionVerbs, Similar
         self.searcher = Searcher(store, semantic, fusion, judge, inflect=inflect)
         self.pipeline = Pipeline(store, lexicon, self.searcher, self)
         self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
+        self._outlines, self._summaries = {}, {}
 
     @property
     def judge(self) -> Judge | None:
@@ -85,7 +92,10 @@ class Research(WordVerbs, ReadingVerbs, ChapterVerbs, DistributionVerbs, Similar
         return self.searcher.judge
 
     def search(self, req: SearchRequest, lemma: str | None = None) -> SearchResponse:
-        """Search, expanding ``lemma`` to its attested forms and compounds first; explain an empty answer."""
+        """Search, expanding ``lemma`` to its attested forms and compounds first; explain an empty answer.
+        Above paragraphs (granularity book, chapter, sutta, section, auto): whole texts by their evidence."""
+        if req.granularity in (*LEVELS, "auto"):
+            return self.search_nodes(req, lemma)
         return self.pipeline.search(req, lemma)
 
     def bridges(self, text: str) -> list[dict]:

@@ -91,7 +91,10 @@ class Planner:
             filters["corpus"] = [DEFAULT_CORPUS]
 
         if req.granularity not in (None, "paragraph", "sentence"):
-            raise SearchError("invalid_parameter", f"unknown granularity {req.granularity!r}; paragraph or sentence")
+            raise SearchError(
+                "invalid_parameter",
+                f"unknown granularity {req.granularity!r}; paragraph, sentence, book, chapter, sutta, section or auto",
+            )
         if req.granularity == "paragraph":
             filters["granularity"] = ["paragraph"]
         return filters

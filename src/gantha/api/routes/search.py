@@ -30,7 +30,14 @@ def router(index: LiveIndex) -> APIRouter:
                 "or a corpus: cst (pali, tipitaka), bible, md, dict"
             ),
         ] = None,
-        granularity: Annotated[str | None, Query(pattern="^(paragraph|sentence)$")] = None,
+        granularity: Annotated[
+            str | None,
+            Query(
+                pattern="^(paragraph|sentence|book|chapter|sutta|section|auto)$",
+                description="paragraph (default), sentence, or whole texts: book, chapter, sutta, section "
+                "(results in data.nodes), or auto (descends chapter → section → paragraphs while sure)",
+            ),
+        ] = None,
         language: Annotated[str | None, Query(description="comma-separated languages, e.g. pali")] = None,
         category: Annotated[
             str | None,
@@ -103,6 +110,7 @@ def router(index: LiveIndex) -> APIRouter:
             message=res.message,
             suggestions=res.suggestions,
             weak=res.weak,
+            nodes=res.nodes,
         )
         envelope = SearchEnvelope(data=data, query_info=res.query_info)
         if fields:  # compact hits: plain JSON of the fields asked for

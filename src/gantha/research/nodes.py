@@ -1,0 +1,185 @@
+"""Search at the granularity of whole texts: books, chapters, suttas, sections — and ``auto``.
+
+A node is found by its paragraphs' evidence: the search runs at paragraph level (lexical, semantic or
+hybrid, as asked) over a window of the best :data:`WINDOW` paragraphs, and each paragraph is credited
+to the node holding it. A node scores the sum of its paragraphs' scores, each further paragraph
+counting half the one before (one strong paragraph beats many weak ones; several strong ones beat
+one), times ``1 + ln(1 + matches)``: how many of its paragraphs match in all (exact for books and
+chapters, from the aggregations; within the window for suttas and sections). Its confidence is its
+share of the score of every node found.
+
+``auto`` (the original design's default for long texts) descends L1 → L2 → L3: books, then chapters,
+then sections; while the best node of a level holds at least :data:`SURE` of the evidence it goes on
+inside it, and answers the paragraphs of the node it stopped at; when the first level is unsure it
+falls back to flat retrieval over the whole window. ``query_info.hierarchy`` says which path was taken.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+
+from gantha.model import Hit, NodeHit, Passage, SearchRequest, SearchResponse
+from gantha.research.outline import HEADING_KINDS
+from gantha.search.errors import SearchError
+
+LEVELS = ("book", "chapter", "sutta", "section")
+WINDOW = 200  # paragraphs weighed
+DECAY = 0.5  # each further paragraph of a node counts this much of the one before
+SURE = 0.5  # the share of the evidence at which auto descends
+EVIDENCE = 3  # coordinates of its best paragraphs shown per node
+
+
+class NodeVerbs:
+    """Needs ``pipeline``, ``store``, ``outline``, ``_book_tree``, ``_summary``."""
+
+    def search_nodes(self, req: SearchRequest, lemma: str | None = None) -> SearchResponse:
+        """Nodes of ``req.granularity`` (or the ``auto`` descent) ranked by their paragraphs' evidence."""
+        if req.granularity not in (*LEVELS, "auto"):
+            raise SearchError("invalid_parameter", f"unknown granularity {req.granularity!r}")
+        started = time.perf_counter()
+        flat = self.pipeline.search(req.model_copy(update={"granularity": None, "limit": WINDOW, "offset": 0}), lemma)
+        passages = self.store.get_ids([f"{h.coordinate}@{h.channel}" for h in flat.hits])
+        weighed = [(h, passages.get(f"{h.coordinate}@{h.channel}")) for h in flat.hits]
+        weighed = [(h, p) for h, p in weighed if p is not None]
+        if req.granularity == "auto":
+            return self._descend(req, flat, weighed, started)
+        nodes = self._nodes(req.granularity, weighed, flat)
+        page = nodes[req.offset : req.offset + req.limit]
+        for node in page:
+            self._describe(node)
+        flat.query_info.hierarchy = {"level": req.granularity, "weighed": len(weighed), "nodes": len(nodes)}
+        return SearchResponse.timed(
+            started,
+            len(nodes),
+            [],
+            flat.query_info,
+            nodes=page,
+            aggregations=flat.aggregations,
+        ).model_copy(update={"outcome": "hits" if page else ("past_end" if nodes else "no_hits")})
+
+    # --- grouping -------------------------------------------------------------------------------
+
+    def _key(self, level: str, p: Passage) -> tuple[str, str, str, list[str]] | None:
+        """The node of ``level`` holding a passage: (coordinate, title, book title, path), or None."""
+        book = f"{p.corpus}/{p.book}"
+        if level == "book":
+            return book, p.book_title, p.book_title, []
+        if level == "chapter":
+            if p.chapter < 1:
+                return None
+            return f"{book}/ch{p.chapter}", p.chapter_title, p.book_title, [p.chapter_title]
+        if level == "sutta":
+            text = self.store.text_at(p.corpus, p.book, p.seq)
+            if text is None:
+                return None
+            return text.label, text.pali_title or text.title or text.label, p.book_title, [text.title]
+        node = self._section_of(p)
+        return (node[0], node[1], p.book_title, node[2]) if node else None
+
+    def _section_of(self, p: Passage) -> tuple[str, str, list[str]] | None:
+        """The innermost outline node holding a passage: its coordinate, title and heading path."""
+        tree, _ = self._book_tree(p.corpus, p.book)
+        node, path = tree, []
+        while inner := next((c for c in node.children if c.first_seq <= p.seq <= c.last_seq), None):
+            node = inner
+            path.append(node.title)
+        if not node.key:
+            return None
+        return f"{p.corpus}/{p.book}/ch{'.'.join(map(str, node.key))}", node.title, path
+
+    def _nodes(self, level: str, weighed: list[tuple[Hit, Passage]], flat: SearchResponse) -> list[NodeHit]:
+        scores: dict[str, list[tuple[Hit, Passage]]] = defaultdict(list)
+        about: dict[str, tuple[str, str, str, list[str]]] = {}
+        for h, p in weighed:
+            if p.kind in HEADING_KINDS and level != "book":
+                continue
+            if (key := self._key(level, p)) is None:
+                continue
+            scores[key[0]].append((h, p))
+            about[key[0]] = key
+        counts = {b.key: b.count for b in flat.aggregations.get("chapter" if level == "chapter" else "book", [])}
+        matches = {c: counts.get(_bucket(level, c, v[0][1]), len(v)) for c, v in scores.items()}
+        totals = {c: _decayed([h.score for h, _ in v]) * (1 + math.log1p(matches[c])) for c, v in scores.items()}
+        whole = sum(totals.values()) or 1.0
+        ranked = sorted(totals, key=lambda c: (-totals[c], c))
+        out = []
+        for rank, c in enumerate(ranked, start=1):
+            coordinate, title, book_title, path = about[c]
+            members = sorted(scores[c], key=lambda x: -x[0].score)
+            first = members[0][1]
+            out.append(
+                NodeHit(
+                    rank=rank,
+                    coordinate=coordinate,
+                    level=level,
+                    title=title or book_title,
+                    book=first.book,
+                    book_title=book_title,
+                    path=path,
+                    score=round(totals[c], 4),
+                    confidence=round(totals[c] / whole, 4),
+                    hits=len(members),
+                    matches=matches[c] if level in ("book", "chapter") else None,
+                    evidence=[h.coordinate for h, _ in members[:EVIDENCE]],
+                )
+            )
+        return out
+
+    def _describe(self, node: NodeHit) -> None:
+        """Give a node on the page its size and summary (from its outline)."""
+        try:
+            corpus, book, found = self._locate(node.coordinate)
+        except SearchError:
+            return
+        node.paragraphs = len(found.passages)
+        node.summary = self._summary(corpus, book, found, self._book_tree(corpus, book)[1])[0]
+
+    # --- auto -----------------------------------------------------------------------------------
+
+    def _descend(
+        self, req: SearchRequest, flat: SearchResponse, weighed: list[tuple[Hit, Passage]], started: float
+    ) -> SearchResponse:
+        path: list[dict] = []
+        within = weighed
+        for level in ("book", "chapter", "section"):
+            nodes = self._nodes(level, within, flat)
+            if not nodes:
+                break
+            top = nodes[0]
+            sure = top.confidence >= SURE and top.hits >= 2
+            step = {"level": level, "node": top.coordinate, "title": top.title, "confidence": top.confidence}
+            path.append({**step, "descended": sure})
+            if not sure:
+                break
+            keep = set(self._members(level, top.coordinate, within))
+            within = [(h, p) for h, p in within if p.doc_id in keep]
+        descended = [step for step in path if step["descended"]]
+        hits = [h for h, _ in within] if descended else flat.hits
+        page = hits[req.offset : req.offset + req.limit]
+        for rank, h in enumerate(page, start=req.offset + 1):
+            h.rank = rank
+        info = flat.query_info
+        info.hierarchy = {
+            "level": "auto",
+            "weighed": len(weighed),
+            "path": path,
+            "answered": descended[-1]["node"] if descended else "flat: no level was sure",
+        }
+        return SearchResponse.timed(started, len(hits), page, info, aggregations=flat.aggregations)
+
+    def _members(self, level: str, coordinate: str, weighed: list[tuple[Hit, Passage]]) -> list[str]:
+        return [p.doc_id for _, p in weighed if (key := self._key(level, p)) and key[0] == coordinate]
+
+
+def _decayed(scores: list[float]) -> float:
+    """The best score, plus half the next, a quarter of the one after …"""
+    return sum(s * DECAY**i for i, s in enumerate(sorted(scores, reverse=True)))
+
+
+def _bucket(level: str, coordinate: str, p: Passage) -> str:
+    """The aggregation bucket of a book or chapter node: ``vin02m3.mul`` or ``vin02m3.mul/ch2``."""
+    if level == "book":
+        return p.book
+    return coordinate.split("/", 1)[1] if level == "chapter" else ""

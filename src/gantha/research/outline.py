@@ -1,0 +1,344 @@
+"""The verb ``outline``: the tree of a text (corpus › book › chapter › section …) with sizes and summaries.
+
+Every node has a coordinate: ``cst`` (the corpus: its books), ``cst/vin02m3.mul`` (a book),
+``cst/vin02m3.mul/ch3`` (its third chapter: the top heading below the book, as the ``chapter``
+aggregation counts them), ``cst/vin02m3.mul/ch3.2`` (the second section of that chapter), ``ch3.2.1``
+and so on down the heading levels. The tree is read from the headings every passage carries (CST's
+nikāya › book › chapter › title › subhead; the Bible's book › chapter; a Markdown file's headings), so
+every corpus has one and the coordinates stay the same as long as the text does. A paragraph
+coordinate or a sutta reference (``MN 10``) names the smallest node holding it.
+
+A node's summary is extractive (:func:`gantha.text.summary.central`): its opening sentence and its most
+central ones, from the aligned English where the canon has it, else from the text itself.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from gantha.model import Passage, TextRecord
+from gantha.search.errors import SearchError
+from gantha.text.pali import fold
+from gantha.text.sentences import split
+from gantha.text.summary import central
+
+HEADING_KINDS = frozenset(("centre", "nikaya", "book", "chapter", "title", "subhead", "subsubhead", "heading"))
+NODE = re.compile(r"^(?P<book>[^/]+/[^/]+)/ch(?P<key>\d+(?:\.\d+)*)$")  # cst/vin02m3.mul/ch3.2
+SUMMARY_CHANNELS = ("en",)  # translations a Pali node's summary is taken from, where they have text
+MAX_BOOKS = 32  # outlines kept in memory
+SAMPLE = 240  # paragraphs a long node's summary is drawn from
+
+
+class OutlineNode(BaseModel):
+    coordinate: str
+    level: str  # corpus | book | chapter | section
+    title: str
+    path: list[str] = Field(default_factory=list)  # headings from the book down to this node
+    first: str | None = None  # its first and last paragraph
+    last: str | None = None
+    paragraphs: int = 0
+    characters: int = 0
+    children: int = 0
+    sutta: str | None = None  # the named text this node holds whole, "MN 10"
+    summary: str | None = None
+    summary_channel: str | None = None  # the channel the summary was taken from: en, pali …
+
+
+class OutlineResult(BaseModel):
+    node: OutlineNode
+    parents: list[OutlineNode] = Field(default_factory=list)  # outermost first
+    children: list[OutlineNode] = Field(default_factory=list)
+
+
+@dataclass(eq=False)
+class _Node:
+    key: tuple[int, ...]
+    title: str
+    passages: list[Passage] = field(default_factory=list)
+    children: list[_Node] = field(default_factory=list)
+    parent: _Node | None = None
+    sutta: str | None = None  # the named text this node holds whole
+
+    @property
+    def first_seq(self) -> int:
+        return self.passages[0].seq if self.passages else -1
+
+    @property
+    def last_seq(self) -> int:
+        return self.passages[-1].seq if self.passages else -1
+
+    def walk(self):  # type: ignore[no-untyped-def]
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+def _book_depth(passages: list[Passage]) -> int:
+    """How many headings of a passage's path lie above its chapter (the nikāya and book titles)."""
+    depths = [p.path.index(p.chapter_title) for p in passages if p.chapter >= 1 and p.chapter_title in p.path]
+    if depths:
+        return min(depths)
+    paths = [p.path for p in passages if p.path]
+    if not paths:
+        return 0
+    common = 0
+    while all(len(x) > common and x[common] == paths[0][common] for x in paths):
+        common += 1
+    return common - 1 if all(len(x) == common for x in paths) else common  # one chapter: its heading
+
+
+def build_tree(title: str, passages: list[Passage], texts: list[TextRecord] = ()) -> _Node:
+    """The heading tree of one book's passages in reading order, with the book's named ``texts``
+    (suttas, rules): where one runs over several sibling headings, they are gathered under one node.
+
+    Chapters are the book's own (a passage's ``chapter``, as the ``chapter`` aggregation counts them);
+    below a chapter, the headings of each passage's path under the chapter's heading."""
+    root = _Node((), title)
+    depth = _book_depth(passages)
+    stack = [root]
+    for p in passages:
+        if p.chapter < 1:  # before the first chapter: the book's own headings
+            del stack[1:]
+            root.passages.append(p)
+            continue
+        if len(stack) < 2 or stack[1].key != (p.chapter,):
+            del stack[1:]
+            heading = p.chapter_title or (p.path[depth] if len(p.path) > depth else "")
+            chapter = _Node((p.chapter,), heading, parent=root)
+            root.children.append(chapter)
+            stack.append(chapter)
+        at = p.path.index(p.chapter_title) + 1 if p.chapter_title in p.path else depth + 1
+        rel = p.path[at:]
+        i = 0
+        while i < len(rel) and i + 2 < len(stack) and stack[i + 2].title == rel[i]:
+            i += 1
+        del stack[i + 2 :]
+        for heading in rel[i:]:
+            node = _Node((), heading, parent=stack[-1])
+            stack[-1].children.append(node)
+            stack.append(node)
+        for node in stack:
+            node.passages.append(p)
+    _gather(root, sorted(texts, key=lambda t: (t.first_seq, -t.last_seq)))
+    _number(root)
+    return root
+
+
+def _body_seq(node: _Node) -> int:
+    return next((p.seq for p in node.passages if p.kind not in HEADING_KINDS), node.first_seq)
+
+
+def _stem(title: str) -> str:
+    """A heading or a title without its number and its ``sutta``/``suttaṃ``: ``5. Anaṅgaṇasuttaṃ`` → ``anangana``."""
+    return re.sub(r"(sutta|suttam|suttanta|suttantam|vagga|vaggo)$", "", fold(re.sub(r"[\W\d_]+", "", title)))
+
+
+def _starting(node: _Node, texts: list[TextRecord]) -> TextRecord | None:
+    """The longest named text that begins with this node (between its heading and its first body text)
+    and bears its name, where the text has a Pali title."""
+    k, body, heading = bisect_left(texts, node.first_seq, key=lambda t: t.first_seq), _body_seq(node), _stem(node.title)
+    found = []
+    for t in texts[k:]:
+        if t.first_seq > body:
+            break
+        name = _stem(t.pali_title)
+        if not name or not heading or name[:5] == heading[:5] or name in heading or heading in name:
+            found.append(t)
+    return max(found, key=lambda t: t.last_seq - t.first_seq, default=None)
+
+
+def _gather(node: _Node, texts: list[TextRecord]) -> None:
+    """Mark the nodes that are a named text, and gather the runs of sibling nodes that one named text
+    spans under a node of their own."""
+    kids, out, i = node.children, [], 0
+    while i < len(kids):
+        text, j = _starting(kids[i], texts), i
+        starts_here = text is not None
+        if starts_here and text.last_seq > kids[i].last_seq:
+            while j + 1 < len(kids) and kids[j + 1].first_seq <= text.last_seq:
+                j += 1
+        if j > i:
+            group = _Node((), kids[i].title, [p for k in kids[i : j + 1] for p in k.passages], kids[i : j + 1], node)
+            for k in group.children:
+                k.parent = group
+            group.sutta = text.label
+            out.append(group)
+        else:
+            if starts_here and text.last_seq >= kids[i].last_seq:
+                kids[i].sutta = text.label
+            out.append(kids[i])
+        i = j + 1
+    node.children = out
+    for child in node.children:
+        if not child.sutta:
+            _gather(child, texts)
+
+
+def _number(node: _Node) -> None:
+    """Keys: a chapter keeps its chapter number (as the ``chapter`` aggregation counts), deeper nodes their
+    place among their siblings."""
+    taken: set[int] = set()
+    for place, child in enumerate(node.children, 1):
+        number = child.key[0] if node.parent is None and child.key and child.key[0] >= 1 else place
+        while number in taken:
+            number += 1
+        taken.add(number)
+        child.key = (*node.key, number)
+        _number(child)
+
+
+class OutlineVerbs:
+    """Needs ``store``, ``resolve``, ``named``."""
+
+    _outlines: dict[tuple[str, str], tuple[_Node, str]]  # (corpus, book) → its tree, the channel read
+    _summaries: dict[tuple[str, str, tuple[int, ...]], tuple[str | None, str | None]]
+
+    def outline(self, coordinate: str, summaries: bool = True) -> OutlineResult:
+        """The node a coordinate names, its parents and its children, with sizes (and summaries)."""
+        coordinate = coordinate.strip().rstrip("/")
+        if "/" not in coordinate and coordinate in {r.info.corpus for r in self.store.books(channel=None).values()}:
+            return self._corpus_outline(coordinate)
+        corpus, book, node = self._locate(coordinate)
+        tree = node
+        while tree.parent is not None:
+            tree = tree.parent
+        chain = []
+        up = node.parent
+        while up is not None:
+            chain.insert(0, up)
+            up = up.parent
+        show = self._shower(corpus, book, summaries)
+        return OutlineResult(
+            node=show(node, True),
+            parents=[show(n, False) for n in chain],
+            children=[show(c, summaries) for c in node.children],
+        )
+
+    # --- the tree of a book --------------------------------------------------------------------
+
+    def _book_tree(self, corpus: str, book: str) -> tuple[_Node, str]:
+        """The tree of a book and the channel it was read from (the original, else the first)."""
+        cache = self._outlines
+        if (corpus, book) not in cache:
+            records = self.store.channels(corpus, book)
+            if not records:
+                raise SearchError("not_found", f"no book {corpus}/{book} in the index")
+            record = next((r for r in records if r.channel.type == "original"), records[0])
+            passages = self.store.book_passages(corpus, book, record.channel.name)
+            if len(cache) >= MAX_BOOKS:
+                cache.pop(next(iter(cache)))
+            if not hasattr(self, "_named_texts"):
+                self._named_texts = self.store.texts()
+            texts = [t for t in self._named_texts if t.corpus == corpus and t.book == book]
+            tree = build_tree(record.info.title, passages, texts)
+            cache[(corpus, book)] = (tree, record.channel.name)
+        return cache[(corpus, book)]
+
+    def _locate(self, coordinate: str) -> tuple[str, str, _Node]:
+        """The book and node a coordinate, a node coordinate or a reference names."""
+        if m := NODE.match(coordinate):
+            corpus, book = m.group("book").split("/")
+            tree, _ = self._book_tree(corpus, book)
+            key = tuple(int(k) for k in m.group("key").split("."))
+            found = next((n for n in tree.walk() if n.key == key), None)
+            if found is None:
+                raise SearchError("not_found", f"no node {coordinate} (see `outline {corpus}/{book}`)")
+            return corpus, book, found
+        if coordinate.count("/") == 1 and not self.named(coordinate):
+            corpus, book = coordinate.split("/")
+            return corpus, book, self._book_tree(corpus, book)[0]
+        if record := self.named(coordinate):
+            corpus, book, span = record.corpus, record.book, (record.first_seq, record.last_seq)
+        else:
+            c = self.resolve(coordinate)
+            corpus, book, _ = c.split("/", 2)
+            tree, channel = self._book_tree(corpus, book)
+            p = self.store.get([c], channel).get(c)
+            if p is None:
+                raise SearchError("not_found", f"no such coordinate: {c}")
+            span = (p.seq, p.seq)
+        tree, _ = self._book_tree(corpus, book)
+        node = tree
+        while inner := next((c for c in node.children if c.first_seq <= span[0] and span[1] <= c.last_seq), None):
+            node = inner
+        return corpus, book, node
+
+    # --- presenting ----------------------------------------------------------------------------
+
+    def _shower(self, corpus: str, book: str, summaries: bool):  # type: ignore[no-untyped-def]
+        tree, channel = self._book_tree(corpus, book)
+
+        def show(node: _Node, with_summary: bool) -> OutlineNode:
+            path, up = [], node
+            while up is not None and up.parent is not None:
+                path.insert(0, up.title)
+                up = up.parent
+            summary, source = None, None
+            if with_summary and summaries:
+                summary, source = self._summary(corpus, book, node, channel)
+            return OutlineNode(
+                coordinate=f"{corpus}/{book}" + (f"/ch{'.'.join(map(str, node.key))}" if node.key else ""),
+                level="book" if not node.key else "chapter" if len(node.key) == 1 else "section",
+                title=node.title or tree.title,
+                path=path,
+                first=node.passages[0].coordinate if node.passages else None,
+                last=node.passages[-1].coordinate if node.passages else None,
+                paragraphs=len(node.passages),
+                characters=sum(len(p.text) for p in node.passages),
+                children=len(node.children),
+                sutta=node.sutta,
+                summary=summary,
+                summary_channel=source,
+            )
+
+        return show
+
+    def _summary(self, corpus: str, book: str, node: _Node, channel: str) -> tuple[str | None, str | None]:
+        """The node's extractive summary and the channel it comes from (of a long node, from an even
+        sample of :data:`SAMPLE` of its paragraphs)."""
+        if (corpus, book, node.key) in self._summaries:
+            return self._summaries[(corpus, book, node.key)]
+        body = [p for p in node.passages if p.kind not in HEADING_KINDS]
+        if len(body) > SAMPLE:
+            body = [body[i * len(body) // SAMPLE] for i in range(SAMPLE)]
+        texts, source = [], channel
+        if channel == "pali":
+            present = {r.channel.name for r in self.store.channels(corpus, book)}
+            for other in (c for c in SUMMARY_CHANNELS if c in present):
+                found = self.store.get([p.coordinate for p in body], other)
+                texts = [found[p.coordinate].text for p in body if p.coordinate in found]
+                if texts:
+                    source = other
+                    break
+        if not texts:
+            texts, source = [p.text for p in body], channel
+        sentences = [s for t in texts for s in split(t)]
+        result = (" ".join(central(sentences)) or None, source) if sentences else (None, None)
+        self._summaries[(corpus, book, node.key)] = result
+        return result
+
+    def _corpus_outline(self, corpus: str) -> OutlineResult:
+        records = sorted(self.store.books(corpus, channel=None).values(), key=lambda r: r.info.book)
+        seen: dict[str, OutlineNode] = {}
+        for r in records:
+            if r.info.book not in seen:
+                seen[r.info.book] = OutlineNode(
+                    coordinate=f"{corpus}/{r.info.book}",
+                    level="book",
+                    title=r.info.title,
+                    path=list(r.info.group_path),
+                    paragraphs=r.passages,
+                )
+        books = list(seen.values())
+        node = OutlineNode(
+            coordinate=corpus,
+            level="corpus",
+            title=corpus,
+            paragraphs=sum(b.paragraphs for b in books),
+            children=len(books),
+        )
+        return OutlineResult(node=node, children=books)
