@@ -52,7 +52,7 @@ def _tool(verb: Verb, research: Research) -> Callable[..., dict[str, Any]]:
         parameters.append(
             inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hints[name])
         )
-    tool.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    tool.__signature__ = inspect.Signature(parameters, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
     tool.__annotations__ = {**hints, "return": dict[str, Any]}
     tool.__name__ = tool.__qualname__ = verb.tool_name
     tool.__doc__ = verb.doc

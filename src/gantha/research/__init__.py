@@ -98,6 +98,10 @@ class Research(
             return self.search_nodes(req, lemma)
         return self.pipeline.search(req, lemma)
 
+    def verse(self, reference: str) -> str:
+        """The coordinate of a Bible verse reference (``Rom 3:24``, ``罗马书 3:24``)."""
+        return self.pipeline.verse(reference)
+
     def bridges(self, text: str) -> list[dict]:
         """Pali lemmas (with their attested forms) that a Chinese or English query names."""
         return self.pipeline.bridges.find(text)

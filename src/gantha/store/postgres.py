@@ -124,11 +124,15 @@ class _Writer:
             if not conn.execute("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,)).fetchone()[0]:
                 conn.close()
                 raise IndexBusy(f"the index in {self.location} is being written by another process")
-            if conn.execute("SELECT NOT EXISTS (SELECT 1 FROM postings)").fetchone()[0]:
-                conn.execute("DROP INDEX IF EXISTS postings_terms")  # a first ingest loads, then builds it once
-            else:
-                conn.execute(_TERM_INDEX)  # an earlier first ingest stopped before building it
-            conn.commit()
+            try:
+                if conn.execute("SELECT NOT EXISTS (SELECT 1 FROM postings)").fetchone()[0]:
+                    conn.execute("DROP INDEX IF EXISTS postings_terms")  # a first ingest loads, then builds it once
+                else:
+                    conn.execute(_TERM_INDEX)  # an earlier first ingest stopped before building it
+                conn.commit()
+            except psycopg.Error as exc:  # a read-only role or a replica
+                conn.close()
+                raise StoreError(f"cannot write the index in {self.location}: {exc}".strip()) from exc
             self._conn = conn
         return self._conn
 
