@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -95,6 +96,7 @@ def test_upload_markdown_and_reject_bad_input(client):
     assert r.status_code == 202
     task = wait(client, r.json()["data"]["id"])
     assert task["state"] == "done" and task["params"]["upload"] == "vinaya notes.md"
+    assert not Path(task["params"]["path"]).exists()  # the upload is gone once its text is in the index
     bad = [
         client.post("/api/v1/documents", files={"file": ("x.pdf", b"%PDF")}, headers=KEY),
         client.post("/api/v1/documents", json={"source": "pdf", "path": "/"}, headers=KEY),

@@ -3,12 +3,16 @@ unknown languages and channels, oversized bodies; pages refuse to be framed."""
 
 from __future__ import annotations
 
+import gzip
 import shutil
 
 import pytest
 from fastapi.testclient import TestClient
 
 from gantha.api.app import create_app
+from gantha.corpus.files import MAX_DECOMPRESSED, SourceError, read_bytes
+from gantha.corpus.markdown import MAX_CHARS as MARKDOWN_MAX
+from gantha.corpus.markdown import read_file as read_markdown
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.vectors import VectorIndex
 from gantha.tasks import MAX_ATTEMPTS, TaskRunner
@@ -106,3 +110,34 @@ def test_damaged_vectors_leave_lexical_search_and_health_answering(small_index, 
     assert lexical.status_code == 200 and lexical.json()["data"]["total"] > 0
     meaning = damaged.get("/api/v3/search", params={"q": "monks on probation", "search_mode": "hybrid"})
     assert _error(meaning, 400) == "mode_unavailable" and "cannot be read" in meaning.json()["error"]["message"]
+
+
+def test_a_damaged_lexicon_leaves_search_answering(small_index, tmp_path):
+    index = tmp_path / "index"
+    shutil.copytree(small_index, index)
+    for extra in index.glob("lexicon.sqlite-*"):
+        extra.unlink()
+    (index / "lexicon.sqlite").write_bytes(b"this is not a database" * 1000)
+    damaged = TestClient(create_app(index))
+    health = damaged.get("/api/v3/health").json()["data"]
+    assert health["status"] == "degraded" and "lexicon cannot be read" in health["problems"][0]
+    assert damaged.get("/api/v3/search", params={"q": "parivasa"}).json()["data"]["total"] > 0
+    word = damaged.get("/api/v3/word", params={"word": "parivāsa"})
+    assert word.status_code == 200 and word.json()["data"]["entries"] == []
+    assert damaged.get("/api/v3/get", params={"coordinates": "cst/vin02m3.mul/75"}).status_code == 200
+
+
+def test_a_compressed_bomb_is_refused_and_a_huge_block_is_cut(tmp_path):
+    bomb = tmp_path / "bomb.md.gz"
+    with gzip.open(bomb, "wb") as f:
+        for _ in range(MAX_DECOMPRESSED // 2**20 + 1):
+            f.write(b"a" * 2**20)
+    assert bomb.stat().st_size < 2**20  # a small file
+    with pytest.raises(SourceError, match="more than"):
+        read_bytes(bomb)
+    wall = tmp_path / "wall.md"
+    sentence = "The monk on probation sits apart and keeps the rules of conduct. "
+    wall.write_text("# Rules\n\n" + sentence * 20_000 + "x" * 5000, encoding="utf-8")  # one block, 1.3 MB
+    _, passages = read_markdown(wall, tmp_path)
+    assert len(passages) > 1000 and max(len(p.text) for p in passages) <= MARKDOWN_MAX
+    assert "".join(p.text for p in passages).replace(" ", "") == (sentence * 20_000 + "x" * 5000).replace(" ", "")

@@ -7,6 +7,7 @@ task that meets another writer is queued again, any failure is the task's outcom
 from __future__ import annotations
 
 import contextlib
+import shutil
 import threading
 import time
 import uuid
@@ -133,7 +134,14 @@ class TaskRunner:
                 queue.update(task.id, state="failed", error=f"{type(exc).__name__}: {exc}", message="failed")
             else:
                 queue.update(task.id, state="done", result=result, message="done")
+            _remove_upload(self.store, task)
             return True
+
+
+def _remove_upload(store: Store, task: Task) -> None:
+    """An uploaded file is kept only until its task has ended (its text is in the index, or it failed)."""
+    if task.params.get("upload") and (path := Path(task.params.get("path", ""))).parent.parent.name == "uploads":
+        shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def save_upload(store: Store, filename: str, data: bytes) -> Path:

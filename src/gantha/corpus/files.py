@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import io
 import re
 from pathlib import Path
+
+MAX_DECOMPRESSED = 256 * 2**20  # bytes a compressed source may grow to (the largest CST book is ~10 MiB)
 
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _DECLARED = re.compile(rb"""^<\?xml[^>]*encoding=["']([A-Za-z0-9_-]+)["']""")
@@ -24,9 +27,13 @@ def read_bytes(path: Path) -> bytes:
     data = path.read_bytes()
     if data[:2] == b"\x1f\x8b":
         try:
-            return gzip.decompress(data)
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
+                out = f.read(MAX_DECOMPRESSED + 1)  # never more: a small bomb cannot exhaust memory
         except (OSError, EOFError) as exc:
             raise SourceError(f"{path}: corrupt gzip data ({exc})") from exc
+        if len(out) > MAX_DECOMPRESSED:
+            raise SourceError(f"{path}: decompresses to more than {MAX_DECOMPRESSED // 2**20} MiB; refused")
+        return out
     return data
 
 

@@ -105,13 +105,34 @@ def read_file(path: Path, root: Path) -> tuple[BookInfo, list[Passage]]:
             current = None
             continue
         key = tuple(headings)
-        if current is None or current[0] != key or sum(map(len, current[1])) + len(content[0]) > MAX_CHARS:
-            flush()
-            current = (key, [], [])
-        current[1].append(content[0])
-        current[2].extend(re.findall(r"\*\*(.+?)\*\*", content[0]))
+        for piece in _pieces(content[0]):
+            if current is None or current[0] != key or sum(map(len, current[1])) + len(piece) > MAX_CHARS:
+                flush()
+                current = (key, [], [])
+            current[1].append(piece)
+            current[2].extend(re.findall(r"\*\*(.+?)\*\*", piece))
     flush()
     return info, passages
+
+
+def _pieces(block: str) -> list[str]:
+    """A block as it is, or a longer one than :data:`MAX_CHARS` cut at sentence ends, then at spaces,
+    then anywhere: no passage of a file outgrows it, however the file is written."""
+    if len(block) <= MAX_CHARS:
+        return [block]
+    out, current = [], ""
+    for part in re.split(r"(?<=[.?!。！？])\s+|\s+", block):
+        while len(part) > MAX_CHARS:
+            if current:
+                out.append(current)
+                current = ""
+            out.append(part[:MAX_CHARS])
+            part = part[MAX_CHARS:]
+        if current and len(current) + 1 + len(part) > MAX_CHARS:
+            out.append(current)
+            current = ""
+        current = f"{current} {part}" if current else part
+    return [*out, current] if current else out
 
 
 def _blocks(text: str) -> Iterator[tuple[str, int, list[str]]]:

@@ -26,9 +26,10 @@ from gantha.search.rerank import Calibration, EmbeddingReranker, Judge
 from gantha.search.semantic import SemanticRoute, VectorsUnreadable
 from gantha.search.service import Searcher
 from gantha.search.words import Words
-from gantha.store.base import Store
+from gantha.store.base import LexiconUnreadable, Store
 from gantha.store.factory import open_store
 from gantha.store.lexicon import Lexicon
+from gantha.store.sql import SqliteDatabase
 
 __all__ = [
     "BookCount",
@@ -69,8 +70,13 @@ class Research(
             semantic = SemanticRoute.open(store, embedder or s.embedder)
         except VectorsUnreadable as exc:  # lexical search and the verbs answer; meaning search says why not
             semantic, problem = None, str(exc)
-        research = cls(store, store.lexicon(), semantic, fusion or s.fusion)
+        try:
+            lexicon, lexicon_problem = store.lexicon(), None
+        except LexiconUnreadable as exc:  # search answers, without inflections and dictionary meanings
+            lexicon, lexicon_problem = Lexicon(SqliteDatabase(Path(":memory:"))), str(exc)
+        research = cls(store, lexicon, semantic, fusion or s.fusion)
         research.searcher.vector_problem = problem
+        research.problems = [p for p in (problem, lexicon_problem) if p]
         return research
 
     def __init__(self, store: Store, lexicon: Lexicon, semantic: SemanticRoute | None = None, fusion: str = "rrf"):
@@ -85,6 +91,7 @@ class Research(
         self.pipeline = Pipeline(store, lexicon, self.searcher, self)
         self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
         self._outlines, self._summaries = {}, {}
+        self.problems: list[str] = []  # side files that could not be read: the index answers degraded
 
     @property
     def judge(self) -> Judge | None:

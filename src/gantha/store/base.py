@@ -102,6 +102,10 @@ class VectorsUnreadable(StoreError):
     """An index's vectors are damaged; lexical search still answers."""
 
 
+class LexiconUnreadable(StoreError):
+    """An index's lexicon is damaged; search answers without inflections and meanings."""
+
+
 class Store(Protocol):
     """An index of passages with its side tables: documents, books, named texts, metadata, the vocabulary
     of the Pali original, the lexicon, vectors and the task queue.

@@ -16,12 +16,9 @@ simply ingested again (deleting its partial documents first), so re-running neve
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator
-from functools import cached_property
+from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
@@ -37,13 +34,10 @@ from gantha.store.base import (
     StoreHit,
     StoreQuery,
     StoreResult,
-    VectorsUnreadable,
 )
-from gantha.store.lexicon import Lexicon
-from gantha.store.queue import TaskQueue
+from gantha.store.folder import FolderServices
 from gantha.store.sql import SqliteDatabase
 from gantha.store.tables import TableStore
-from gantha.store.vectors import VectorIndex
 from gantha.text.analysis import index_texts
 
 TOKEN_PATTERN = r"[\p{L}\p{M}\p{N}]+"  # same as gantha.text.pali.WORD_RE
@@ -177,7 +171,7 @@ class _Compiler:
         return out
 
 
-class EmbeddedStore(TableStore):
+class EmbeddedStore(FolderServices, TableStore):
     """Store on local disk (see module docstring). One writer at a time; any number of readers."""
 
     def __init__(self, path: Path, *, create: bool = True):
@@ -223,55 +217,6 @@ class EmbeddedStore(TableStore):
         files = [self.path / "tantivy" / "meta.json", self.path / "gantha.sqlite-wal", self.path / "gantha.sqlite"]
         files += sorted((self.path / "vectors").glob("*/meta.json"))
         return ",".join(str(f.stat().st_mtime_ns if f.exists() else 0) for f in files)
-
-    # --- side services -------------------------------------------------------------------------
-
-    @cached_property
-    def _lexicon(self) -> Lexicon:
-        return Lexicon(SqliteDatabase(self.path / "lexicon.sqlite"))
-
-    def lexicon(self) -> Lexicon:
-        return self._lexicon
-
-    def vectors(self, embedder: str, dim: int) -> VectorIndex:
-        try:
-            return VectorIndex(self.path, embedder, dim)
-        except (OSError, ValueError, KeyError, EOFError, TypeError) as exc:  # a damaged side file: say so
-            folder = VectorIndex.folder(self.path, embedder)
-            raise VectorsUnreadable(
-                f"the {embedder} vectors cannot be read ({exc}): delete {folder} and run `gantha embed`"
-            ) from exc
-
-    def has_vectors(self, embedder: str) -> bool:
-        return (VectorIndex.folder(self.path, embedder) / "meta.json").exists()
-
-    def vector_sets(self) -> list[str]:
-        folder = self.path / "vectors"
-        return sorted(f.name for f in folder.iterdir() if (f / "meta.json").exists()) if folder.is_dir() else []
-
-    @cached_property
-    def _tasks(self) -> TaskQueue:
-        return TaskQueue(SqliteDatabase(self.path / "tasks.sqlite"))
-
-    def tasks(self) -> TaskQueue:
-        return self._tasks
-
-    @contextlib.contextmanager
-    def writer_lock(self) -> Iterator[bool]:
-        """Hold the index's writer lock file if free; yield whether it was acquired."""
-        with (self.path / ".writer.lock").open("w") as f:
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                yield False
-                return
-            try:
-                yield True
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
-
-    def files(self) -> Path:
-        return self.path
 
     # --- writing -------------------------------------------------------------------------------
 

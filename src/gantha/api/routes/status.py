@@ -15,16 +15,17 @@ def router(index: LiveIndex) -> APIRouter:
 
     @api.get("/api/v3/health", summary="Index status", responses=ERRORS)
     def health() -> Envelope[HealthData]:
-        s = index.research().searcher
-        corpora = sorted({r.info.corpus for r in s.store.books(channel=None).values()})
+        research = index.research()
+        store = research.store
+        corpora = sorted({r.info.corpus for r in store.books(channel=None).values()})
         return Envelope(
             data=HealthData(
-                status="degraded" if s.vector_problem else "ok",
+                status="degraded" if research.problems else "ok",
                 version=__version__,
-                passages=s.store.count(),
-                books=len(s.store.books()),
+                passages=store.count(),
+                books=len(store.books()),
                 corpora=corpora,
-                problems=[s.vector_problem] if s.vector_problem else [],
+                problems=research.problems,
             )
         )
 
