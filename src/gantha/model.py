@@ -235,6 +235,7 @@ class Hit(BaseModel):
     def of(cls, p: Passage, rank: int, snippet: str, score: float, *, sentence: int | None = None, **extra: Any) -> Hit:
         """The hit for a passage (or its k-th sentence, coordinate ``…/75.s<k>``)."""
         para = p.para if sentence is None else f"{p.para}.s{sentence}"
+        extra.setdefault("translations", [])  # given, not made by its default factory (pydantic inspects that per call)
         return cls.model_construct(
             rank=rank,
             coordinate=f"{p.corpus}/{p.book}/{para}",
