@@ -1,12 +1,13 @@
 """Search at the granularity of whole texts: books, chapters, suttas, sections — and ``auto``.
 
 A node is found by its paragraphs' evidence: the search runs at paragraph level (lexical, semantic or
-hybrid, as asked) over a window of the best :data:`WINDOW` paragraphs, and each paragraph is credited
-to the node holding it. A node scores the sum of its paragraphs' scores, each further paragraph
-counting half the one before (one strong paragraph beats many weak ones; several strong ones beat
-one), times ``1 + ln(1 + matches)``: how many of its paragraphs match in all (exact for books and
-chapters, from the aggregations; within the window for suttas and sections). Its confidence is its
-share of the score of every node found.
+hybrid, as asked; a fuzzy question in English or Chinese runs hybrid where there are vectors) over a
+window of the best :data:`WINDOW` paragraphs, and each paragraph is credited to the node holding it.
+A node scores the sum of its paragraphs' scores, each further paragraph counting half the one before
+(one strong paragraph beats many weak ones; several strong ones beat one), times
+``1 + ln(1 + matches)``: how many of its paragraphs match in all (exact for books and chapters, from
+the aggregations; within the window for suttas and sections). Its confidence is its share of the
+score of every node found.
 
 ``auto`` (the original design's default for long texts) descends L1 → L2 → L3: books, then chapters,
 then sections; while the best node of a level holds at least :data:`SURE` of the evidence it goes on
@@ -20,7 +21,7 @@ import math
 import time
 from collections import defaultdict
 
-from gantha.model import Hit, NodeHit, Passage, SearchRequest, SearchResponse
+from gantha.model import Hit, NodeHit, Passage, SearchMode, SearchRequest, SearchResponse
 from gantha.research.outline import HEADING_KINDS
 from gantha.search.errors import SearchError
 
@@ -32,14 +33,24 @@ EVIDENCE = 3  # coordinates of its best paragraphs shown per node
 
 
 class NodeVerbs:
-    """Needs ``pipeline``, ``store``, ``outline``, ``_book_tree``, ``_summary``."""
+    """Needs ``pipeline``, ``searcher``, ``store``, ``_locate``, ``_book_tree``, ``_summary``."""
 
     def search_nodes(self, req: SearchRequest, lemma: str | None = None) -> SearchResponse:
         """Nodes of ``req.granularity`` (or the ``auto`` descent) ranked by their paragraphs' evidence."""
         if req.granularity not in (*LEVELS, "auto"):
             raise SearchError("invalid_parameter", f"unknown granularity {req.granularity!r}")
         started = time.perf_counter()
+        asked = req
+        if (
+            req.mode == SearchMode.FUZZY
+            and req.q.strip()
+            and self.searcher.semantic
+            and not self.searcher.is_pali(req.q)
+        ):
+            req = req.model_copy(update={"mode": SearchMode.HYBRID})  # a question about a text, in English or Chinese
         flat = self.pipeline.search(req.model_copy(update={"granularity": None, "limit": WINDOW, "offset": 0}), lemma)
+        if req is not asked:
+            flat.query_info.notes.append("a question in words other than Pali: whole texts found by meaning (hybrid)")
         passages = self.store.get_ids([f"{h.coordinate}@{h.channel}" for h in flat.hits])
         weighed = [(h, passages.get(f"{h.coordinate}@{h.channel}")) for h in flat.hits]
         weighed = [(h, p) for h, p in weighed if p is not None]
