@@ -158,3 +158,16 @@ def test_each_verb_is_declared_once_for_every_surface(small_index, research):
         timeout=60,
     )
     assert too_many.returncode == 2 and too_many.stderr.count("\n") == 1 and "--limit" in too_many.stderr
+
+
+def test_whole_text_evaluation_compares_flat_and_hierarchical(research):
+    from gantha.evaluate import EvalQuery, whole_texts
+
+    queries = [
+        EvalQuery(id="dn2", group="pali", query="sāmaññaphala", mode="fuzzy", suttas=["dn2"]),
+        EvalQuery(id="dn1", group="pali", query="brahmajāla", mode="fuzzy", suttas=["dn1"]),
+        EvalQuery(id="none", group="pali", query="nothing", answerable=False),
+    ]
+    report = whole_texts(research, queries)
+    assert report["pali"]["queries"] == 2
+    assert report["pali"]["sutta recall@5"] == 1.0 and 0 <= report["pali"]["flat recall@5"] <= 1

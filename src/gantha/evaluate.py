@@ -132,3 +132,28 @@ def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"
     cal.save(research.store)
     research.judge.calibration = cal
     return cal
+
+
+def whole_texts(research: Research, queries: list[EvalQuery], k: int = 5) -> dict[str, Any]:
+    """Which text answers this? Per group: recall@k of the right sutta by flat paragraph retrieval (the
+    named texts of the hits, in rank order) and by hierarchical retrieval (``granularity=sutta``)."""
+    per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for q in queries:
+        if not q.answerable or not q.suttas:
+            continue
+        wanted = {r.label for uid in q.suttas if (r := research.store.text(uid))}
+        flat = research.search(_request(q, q.mode, 50), lemma=q.lemma)
+        passages = research.store.get_ids([f"{h.coordinate}@{h.channel}" for h in flat.hits])
+        named: list[str] = []
+        for h in flat.hits:
+            p = passages.get(f"{h.coordinate}@{h.channel}")
+            text = research.store.text_at(p.corpus, p.book, p.seq) if p else None
+            if text and text.label not in named:
+                named.append(text.label)
+        nodes = research.search(_request(q, q.mode, k).model_copy(update={"granularity": "sutta"}), lemma=q.lemma)
+        per[q.group]["flat"].append(float(bool(wanted & set(named[:k]))))
+        per[q.group]["sutta"].append(float(bool(wanted & {n.coordinate for n in nodes.nodes[:k]})))
+    return {
+        group: {f"{name} recall@{k}": round(sum(v) / len(v), 4) for name, v in m.items()} | {"queries": len(m["flat"])}
+        for group, m in sorted(per.items())
+    }

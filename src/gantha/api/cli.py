@@ -345,6 +345,9 @@ def eval_(
         bool, typer.Option("--calibrate", help="fit on the evaluated set itself (not for reporting)")
     ] = False,
     report: Annotated[Path | None, typer.Option(help="write the JSON report here")] = None,
+    whole_texts: Annotated[
+        bool, typer.Option("--whole-texts", help="recall@5 of the right sutta: flat against granularity=sutta")
+    ] = False,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -353,6 +356,14 @@ def eval_(
 
     research = _research(index)
     queries = [q for f in files for q in evaluate.load(f)]
+    if whole_texts:
+        texts = evaluate.whole_texts(research, queries)
+        if as_json:
+            return _print_json(texts)
+        table = Table("group", "queries", "flat recall@5", "sutta recall@5")
+        for group, m in texts.items():
+            table.add_row(group, str(m["queries"]), f"{m['flat recall@5']:.3f}", f"{m['sutta recall@5']:.3f}")
+        return out.print(table)
     if calibrate_on or calibrate:
         cal = evaluate.calibrate(research, evaluate.load(calibrate_on) if calibrate_on else queries)
         err.print(f"calibrated: threshold {cal.threshold} ({cal.source})", highlight=False)
