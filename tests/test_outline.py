@@ -165,7 +165,7 @@ def test_whole_text_evaluation_compares_flat_and_hierarchical(research):
 
     queries = [
         EvalQuery(id="dn2", group="pali", query="sāmaññaphala", mode="fuzzy", suttas=["dn2"]),
-        EvalQuery(id="dn1", group="pali", query="brahmajāla", mode="fuzzy", suttas=["dn1"]),
+        EvalQuery(id="dn3", group="pali", query="ambaṭṭha", mode="fuzzy", suttas=["dn3"]),
         EvalQuery(id="none", group="pali", query="nothing", answerable=False),
     ]
     report = whole_texts(research, queries)

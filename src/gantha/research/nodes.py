@@ -86,19 +86,11 @@ class NodeVerbs:
             if text is None:
                 return None
             return text.label, text.pali_title or text.title or text.label, p.book_title, [text.title]
-        node = self._section_of(p)
-        return (node[0], node[1], p.book_title, node[2]) if node else None
-
-    def _section_of(self, p: Passage) -> tuple[str, str, list[str]] | None:
-        """The innermost outline node holding a passage: its coordinate, title and heading path."""
-        tree, _ = self._book_tree(p.corpus, p.book)
-        node, path = tree, []
-        while inner := next((c for c in node.children if c.first_seq <= p.seq <= c.last_seq), None):
-            node = inner
-            path.append(node.title)
-        if not node.key:
+        if p.chapter < 1 or not p.path:
             return None
-        return f"{p.corpus}/{p.book}/ch{'.'.join(map(str, node.key))}", node.title, path
+        # the heading path stands for the section while ranking; its outline coordinate is looked up
+        # for the nodes shown only (an outline is built per book, and a window touches many books)
+        return f"{p.corpus}/{p.book}#{'/'.join(p.path)}", p.path[-1], p.book_title, p.path
 
     def _nodes(self, level: str, weighed: list[tuple[Hit, Passage]], flat: SearchResponse) -> list[NodeHit]:
         scores: dict[str, list[tuple[Hit, Passage]]] = defaultdict(list)
@@ -139,11 +131,14 @@ class NodeVerbs:
         return out
 
     def _describe(self, node: NodeHit) -> None:
-        """Give a node on the page its size and summary (from its outline)."""
+        """Give a node on the page its size and summary (from its outline); a section its coordinate."""
         try:
-            corpus, book, found = self._locate(node.coordinate)
+            corpus, book, found = self._locate(node.evidence[0] if node.level == "section" else node.coordinate)
         except SearchError:
             return
+        if node.level == "section" and found.key:
+            node.coordinate = f"{corpus}/{book}/ch{'.'.join(map(str, found.key))}"
+            node.path = [n.title for n in _ancestry(found)]
         node.paragraphs = len(found.passages)
         node.summary = self._summary(corpus, book, found, self._book_tree(corpus, book)[1])[0]
 
@@ -158,13 +153,15 @@ class NodeVerbs:
             nodes = self._nodes(level, within, flat)
             if not nodes:
                 break
-            top = nodes[0]
+            top, key = nodes[0], nodes[0].coordinate
+            if level == "section":
+                self._describe(top)  # its outline coordinate
             sure = top.confidence >= SURE and top.hits >= 2
             step = {"level": level, "node": top.coordinate, "title": top.title, "confidence": top.confidence}
             path.append({**step, "descended": sure})
             if not sure:
                 break
-            keep = set(self._members(level, top.coordinate, within))
+            keep = set(self._members(level, key, within))
             within = [(h, p) for h, p in within if p.doc_id in keep]
         descended = [step for step in path if step["descended"]]
         hits = [h for h, _ in within] if descended else flat.hits
@@ -199,6 +196,15 @@ def _node_score(hits: list[Hit], matches: int) -> float:
 def _decayed(scores: list[float]) -> float:
     """The best score, plus half the next, a quarter of the one after …"""
     return sum(s * DECAY**i for i, s in enumerate(sorted(scores, reverse=True)))
+
+
+def _ancestry(node) -> list:  # type: ignore[no-untyped-def]
+    """The outline nodes from the chapter down to this one."""
+    out = []
+    while node is not None and node.key:
+        out.insert(0, node)
+        node = node.parent
+    return out
 
 
 def _bucket(level: str, coordinate: str, p: Passage) -> str:

@@ -29,7 +29,7 @@ from gantha.text.summary import central
 HEADING_KINDS = frozenset(("centre", "nikaya", "book", "chapter", "title", "subhead", "subsubhead", "heading"))
 NODE = re.compile(r"^(?P<book>[^/]+/[^/]+)/ch(?P<key>\d+(?:\.\d+)*)$")  # cst/vin02m3.mul/ch3.2
 SUMMARY_CHANNELS = ("en",)  # translations a Pali node's summary is taken from, where they have text
-MAX_BOOKS = 32  # outlines kept in memory
+MAX_BOOKS = 256  # outlines kept in memory (the whole CST: about 50 MB)
 SAMPLE = 240  # paragraphs a long node's summary is drawn from
 
 
@@ -54,11 +54,25 @@ class OutlineResult(BaseModel):
     children: list[OutlineNode] = Field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """What a tree keeps of a passage (its text is fetched when a summary needs it)."""
+
+    seq: int
+    coordinate: str
+    kind: str
+    chars: int
+
+    @classmethod
+    def of(cls, p: Passage) -> _Slot:
+        return cls(p.seq, p.coordinate, p.kind, len(p.text))
+
+
 @dataclass(eq=False)
 class _Node:
     key: tuple[int, ...]
     title: str
-    passages: list[Passage] = field(default_factory=list)
+    passages: list[_Slot] = field(default_factory=list)
     children: list[_Node] = field(default_factory=list)
     parent: _Node | None = None
     sutta: str | None = None  # the named text this node holds whole
@@ -103,7 +117,7 @@ def build_tree(title: str, passages: list[Passage], texts: list[TextRecord] = ()
     for p in passages:
         if p.chapter < 1:  # before the first chapter: the book's own headings
             del stack[1:]
-            root.passages.append(p)
+            root.passages.append(_Slot.of(p))
             continue
         if len(stack) < 2 or stack[1].key != (p.chapter,):
             del stack[1:]
@@ -121,8 +135,9 @@ def build_tree(title: str, passages: list[Passage], texts: list[TextRecord] = ()
             node = _Node((), heading, parent=stack[-1])
             stack[-1].children.append(node)
             stack.append(node)
+        slot = _Slot.of(p)
         for node in stack:
-            node.passages.append(p)
+            node.passages.append(slot)
     _gather(root, sorted(texts, key=lambda t: (t.first_seq, -t.last_seq)))
     _number(root)
     return root
@@ -288,7 +303,7 @@ class OutlineVerbs:
                 first=node.passages[0].coordinate if node.passages else None,
                 last=node.passages[-1].coordinate if node.passages else None,
                 paragraphs=len(node.passages),
-                characters=sum(len(p.text) for p in node.passages),
+                characters=sum(p.chars for p in node.passages),
                 children=len(node.children),
                 sutta=node.sutta,
                 summary=summary,
@@ -305,17 +320,14 @@ class OutlineVerbs:
         body = [p for p in node.passages if p.kind not in HEADING_KINDS]
         if len(body) > SAMPLE:
             body = [body[i * len(body) // SAMPLE] for i in range(SAMPLE)]
+        present = {r.channel.name for r in self.store.channels(corpus, book)}
         texts, source = [], channel
-        if channel == "pali":
-            present = {r.channel.name for r in self.store.channels(corpus, book)}
-            for other in (c for c in SUMMARY_CHANNELS if c in present):
-                found = self.store.get([p.coordinate for p in body], other)
-                texts = [found[p.coordinate].text for p in body if p.coordinate in found]
-                if texts:
-                    source = other
-                    break
-        if not texts:
-            texts, source = [p.text for p in body], channel
+        for other in [*(c for c in SUMMARY_CHANNELS if c in present and channel == "pali"), channel]:
+            found = self.store.get([p.coordinate for p in body], other)
+            texts = [found[p.coordinate].text for p in body if p.coordinate in found]
+            if texts:
+                source = other
+                break
         sentences = [s for t in texts for s in split(t)]
         result = (" ".join(central(sentences)) or None, source) if sentences else (None, None)
         self._summaries[(corpus, book, node.key)] = result
