@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gantha.model import Coordinate, CoordinateError
+from gantha.sources import SOURCES
 from gantha.text.pali import WORD_RE
 from gantha.text.refs import PageRefError, parse_page_ref, parse_text_ref
 
@@ -33,7 +34,8 @@ _TERM_QUESTIONS = [
 _PAGE_REF_IN_TEXT = re.compile(
     r"\b(?:[MVPTO]\d{1,2}\.\d{1,4}|(?:PTS\s+)?[A-Z][a-z]{0,6}(?:-a)?\s+[IVXL]{1,5}\s+\d{1,4})\b"
 )
-_COORDINATE = re.compile(r"\b(?:cst|bible|md)/\S+/\S+")
+_CORPORA = sorted({s.corpus for s in SOURCES.values() if s.corpus})  # the coordinate prefixes: cst, bible, md
+_COORDINATE = re.compile(rf"\b(?:{'|'.join(_CORPORA)})/\S+/\S+")
 _TEXT_REF = re.compile(r"\b(?:DN|MN|SN|AN|Snp|Dhp|Ud|Iti|Thag|Thig|Kp|Kd)\s?\d+(?:\.\d+)*\b")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _QUESTION_FRAME = re.compile(
