@@ -17,7 +17,6 @@ import contextlib
 import json
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -31,7 +30,7 @@ from gantha.store.factory import open_store
 from query import QUERIES
 from throughput import CONCURRENCY, PATHS
 
-from common import CST, ROOT, percentile
+from common import CST, ROOT, percentile, serve
 
 DATA = CST.parent
 LEXICON = (("wordstats", "wikipali/word_statistics"), ("grammar", "wikipali/grammar"), ("dict", "wikipali/dict"))
@@ -74,29 +73,6 @@ def latency(location: str, rounds: int = 10) -> dict:
     return {"p50_ms": round(percentile(times, 50), 1), "p95_ms": round(percentile(times, 95), 1)}
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def serve(location: str, workers: int) -> tuple[subprocess.Popen, str]:
-    port = _port()
-    cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--store", location, "--port", str(port)]
-    proc = subprocess.Popen([*cmd, "--workers", str(workers)], stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            httpx.get(base + PATHS[0], timeout=5).raise_for_status()
-            break
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    for p in PATHS:  # warm every worker
-        for _ in range(workers * 2):
-            httpx.get(base + p, timeout=30)
-    return proc, base
-
-
 async def load(bases: list[str], seconds: int) -> dict:
     latencies: list[float] = []
     errors = 0
@@ -127,7 +103,7 @@ async def load(bases: list[str], seconds: int) -> dict:
 
 
 def throughput(location: str, servers: int, workers: int, seconds: int) -> dict:
-    started = [serve(location, workers) for _ in range(servers)]
+    started = [serve(location, workers, PATHS) for _ in range(servers)]
     try:
         result = asyncio.run(load([base for _, base in started], seconds))
     finally:

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 CST = Path(os.environ.get("GANTHA_CST_PATH", ROOT.parent / "shared" / "data" / "cst"))
@@ -19,3 +25,28 @@ def percentile(values: list[float], p: float) -> float:
 
 def dir_size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(location: str, workers: int, warm: list[str]) -> tuple[subprocess.Popen, str]:
+    """A real `gantha serve` over ``location`` (a folder or a database URL), answering ``warm[0]``, with
+    every path of ``warm`` asked of every worker once; the process and its base URL."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--store", location, "--port", str(port)]
+    proc = subprocess.Popen([*cmd, "--workers", str(workers)], stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            httpx.get(base + warm[0], timeout=5).raise_for_status()
+            break
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    for p in warm:
+        for _ in range(workers * 2):
+            httpx.get(base + p, timeout=60)
+    return proc, base

@@ -14,11 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
-import socket
-import subprocess
-import sys
 import time
 from collections import Counter
 from urllib.parse import urlencode
@@ -27,7 +23,7 @@ import httpx
 
 from throughput import PATHS
 
-from common import INDEX, percentile
+from common import INDEX, percentile, serve
 
 NORMAL_CLIENTS, HOSTILE_CLIENTS = 4, 4
 SENTENCE = "sabbe saṅkhārā aniccāti yadā paññāya passati atha nibbindati dukkhe esa maggo visuddhiyā " * 6
@@ -41,12 +37,6 @@ HOSTILE = [
     "/api/v3/search?" + urlencode({"q": "dhamma", "page_size": 100000}),
     "/api/v3/get?" + urlencode({"coordinates": ",".join(f"cst/vin02m3.mul/{i}" for i in range(1, 400))}),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def _huge_body(base: str) -> int:
@@ -111,23 +101,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=int, default=20)
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gantha.api.cli", "serve", "--port", str(port), "--workers", str(args.workers)],
-        env={**os.environ, "GANTHA_INDEX": str(INDEX)},
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
+    server, base = serve(str(INDEX), args.workers, PATHS + HOSTILE)
     try:
-        for _ in range(150):
-            try:
-                httpx.get(base + PATHS[0], timeout=2).raise_for_status()
-                break
-            except httpx.TransportError:
-                time.sleep(0.2)
-        for p in PATHS + HOSTILE:  # warm every worker
-            for _ in range(args.workers * 2):
-                httpx.get(base + p, timeout=60)
         alone = asyncio.run(run(base, args.seconds, hostile=False))
         beside = asyncio.run(run(base, args.seconds, hostile=True))
         report = {

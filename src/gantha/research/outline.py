@@ -211,6 +211,7 @@ class OutlineVerbs:
 
     _outlines: dict[tuple[str, str], tuple[_Node, str]]  # (corpus, book) → its tree, the channel read
     _summaries: dict[tuple[str, str, tuple[int, ...]], tuple[str | None, str | None]]
+    _named_texts: list[TextRecord] | None  # every named text of the index, read once
 
     def outline(self, coordinate: str, summaries: bool = True) -> OutlineResult:
         """The node a coordinate names, its parents and its children, with sizes (and summaries)."""
@@ -246,7 +247,7 @@ class OutlineVerbs:
             passages = self.store.book_passages(corpus, book, record.channel.name)
             if len(cache) >= MAX_BOOKS:
                 cache.pop(next(iter(cache)))
-            if not hasattr(self, "_named_texts"):
+            if self._named_texts is None:
                 self._named_texts = self.store.texts()
             texts = [t for t in self._named_texts if t.corpus == corpus and t.book == book]
             tree = build_tree(record.info.title, passages, texts)
