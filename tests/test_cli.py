@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import subprocess
 import sys
 
@@ -100,3 +101,19 @@ def test_research_verbs_on_the_command_line(small_index):
 def test_chapter_of_unknown_coordinate_fails_with_one_line(small_index):
     r = gantha("chapter", "cst/vin02m3.mul/99999", "--index", str(small_index))
     assert r.returncode == 2 and r.stderr.strip() == "error: no such coordinate: cst/vin02m3.mul/99999"
+
+
+def test_a_failed_download_says_how_to_use_a_local_corpus(tmp_path):
+    env = {"GANTHA_CST_PATH": str(tmp_path / "none"), "GANTHA_CST_URL": "http://127.0.0.1:9/tipitaka.zip"}
+    r = subprocess.run(
+        [sys.executable, "-m", "gantha.api.cli", "up", "--index", str(tmp_path / "idx")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **env, "GANTHA_DOWNLOADS": str(tmp_path / "downloads")},
+    )
+    assert r.returncode == 1
+    error = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    assert len(error) == 1 and "download failed" in error[0]
+    for hint in ("--corpus", "GANTHA_CST_PATH", "GANTHA_CST_URL", "wikipali/", "suttacentral/"):
+        assert hint in error[0]

@@ -3,13 +3,19 @@ unknown languages and channels, oversized bodies; pages refuse to be framed."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import shutil
+import time
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.concurrency import run_in_threadpool
 
+from gantha import deadline
 from gantha.api.app import create_app
+from gantha.api.bounded import DeadlineMiddleware
+from gantha.config import settings
 from gantha.corpus.files import MAX_DECOMPRESSED, SourceError, read_bytes
 from gantha.corpus.markdown import MAX_CHARS as MARKDOWN_MAX
 from gantha.corpus.markdown import read_file as read_markdown
@@ -141,3 +147,56 @@ def test_a_compressed_bomb_is_refused_and_a_huge_block_is_cut(tmp_path):
     _, passages = read_markdown(wall, tmp_path)
     assert len(passages) > 1000 and max(len(p.text) for p in passages) <= MARKDOWN_MAX
     assert "".join(p.text for p in passages).replace(" ", "") == (sentence * 20_000 + "x" * 5000).replace(" ", "")
+
+
+def test_a_request_past_its_deadline_is_stopped_with_a_503(small_index, monkeypatch):
+    monkeypatch.setenv("GANTHA_REQUEST_TIMEOUT", "0.000001")
+    settings.cache_clear()
+    try:
+        hurried = TestClient(create_app(small_index))
+    finally:
+        monkeypatch.delenv("GANTHA_REQUEST_TIMEOUT")
+        settings.cache_clear()
+    r = hurried.get("/api/v3/search", params={"q": "bhikkhu"})
+    assert _error(r, 503) == "deadline_exceeded"
+    assert "GANTHA_REQUEST_TIMEOUT" in r.json()["error"]["message"]
+    assert hurried.get("/api/v3/health").status_code == 200  # cheap routes check no deadline
+    assert TestClient(create_app(small_index)).get("/api/v3/search", params={"q": "bhikkhu"}).status_code == 200
+
+
+def test_a_client_that_leaves_cancels_the_work_still_running_for_it():
+    steps: list[int] = []
+
+    def slow_search() -> None:  # a request's work in a worker thread, checking its deadline between steps
+        for step in range(200):
+            deadline.check()
+            steps.append(step)
+            time.sleep(0.01)
+
+    async def app(scope, receive, send):
+        try:
+            await run_in_threadpool(slow_search)
+        except deadline.DeadlineExceeded as exc:
+            assert exc.gone
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def client_leaves():
+        yield {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.sleep(0.2)
+        yield {"type": "http.disconnect"}
+
+    async def run() -> float:
+        messages = client_leaves()
+        sent = []
+
+        async def send(message):
+            sent.append(message)
+
+        started = time.monotonic()
+        scope = {"type": "http", "path": "/api/v3/search", "method": "GET", "headers": []}
+        await DeadlineMiddleware(app, seconds=60)(scope, messages.__anext__, send)
+        return time.monotonic() - started
+
+    took = asyncio.run(run())
+    assert took < 1.0 and 5 <= len(steps) < 100  # stopped soon after the disconnect, not after 200 steps

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -140,6 +141,19 @@ def test_backends_agree_on_totals_scores_and_aggregations(both, name):
             {h.passage.doc_id for h in r.hits if last + 1e-3 < h.score < first - 1e-3} for r in (embedded, postgres)
         ]
         assert inside[0] == inside[1]  # ties at either cut of a page may fall on either side
+
+
+@pytest.mark.parametrize(
+    "name", ["terms of a lemma, bold first", "an unranked set, ranked by its own forms", "a phrase"]
+)
+def test_a_count_without_a_page_gives_the_total_and_aggregations(both, name):
+    q = QUERIES[name]
+    for store in both.values():
+        full = store.search(q)
+        counted = store.search(replace(q, limit=0))
+        without_book = store.search(replace(q, limit=0, aggregate=("channel",)))
+        assert counted.hits == [] and counted.total == full.total == without_book.total > 0
+        assert counted.aggregations == full.aggregations
 
 
 @pytest.mark.parametrize("kind", ["embedded", "postgres"])

@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     )
     fusion: str = Field("rrf", description="hybrid fusion: rrf or weighted (7:3 lexical:vector)")
     workers: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)), description="server processes")
+    request_timeout: float = Field(
+        20.0, gt=0, le=3600, description="seconds a search or research request may run over HTTP before it is stopped"
+    )
     # grounded answers (rag/)
     llm_base_url: str | None = Field(
         None, description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1; 'local': the bundled model"

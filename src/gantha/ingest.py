@@ -349,8 +349,8 @@ def ingest_lexicon(store: Store, source: str, path: Path, *, force: bool = False
         summary.passages, problems = lexicon.load_grammar(endings, sandhi, path, signature), []
     elif source == "dict":
         entries, problems = dictionary.read_dictionaries(path)
-        summary.passages = lexicon.load_dictionaries(entries, path, signature)
-        _dictionary_documents(store, summary, entries, signature, str(path))
+        _dictionary_documents(store, summary, entries, signature, str(path))  # first: the lexicon's record of
+        summary.passages = lexicon.load_dictionaries(entries, path, signature)  # the source marks it complete
     else:
         raise ValueError(f"not a lexicon source: {source!r}")
     summary.skipped += [{"item": p.split(":")[0], "reason": p} for p in problems]

@@ -2,15 +2,21 @@
 
 Each task runs under the store's writer lock (one writer per index, whichever server holds it); a
 task that meets another writer is queued again, any failure is the task's outcome, never the server's.
+The work itself is done in a child process at a lower CPU priority, so that an ingest or a delete
+yields the cores (and the interpreter lock) to the requests the server is answering.
 """
 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
+import os
 import shutil
 import threading
 import time
 import uuid
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -24,6 +30,18 @@ from gantha.store.queue import MAX_ATTEMPTS, Task, TaskQueue
 from gantha.store.vectors import doc_of
 
 __all__ = ["MAX_ATTEMPTS", "Task", "TaskQueue", "TaskRunner", "run_task", "save_upload"]
+
+NICENESS = 10  # the task process's CPU priority below the server's
+
+
+def _lower_priority() -> None:
+    os.nice(NICENESS)
+
+
+def _run_isolated(task: Task, location: str) -> dict[str, Any]:
+    """``run_task`` in the task process, over its own connection to the index."""
+    with contextlib.closing(open_store(location)) as store:
+        return run_task(task, store)
 
 
 def run_task(task: Task, store: Store) -> dict[str, Any]:
@@ -94,6 +112,7 @@ class TaskRunner:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="gantha-tasks", daemon=True)
         self.store: Store | None = None  # holds the queue and the writer lock; each task opens its own
+        self._worker: ProcessPoolExecutor | None = None  # the process the tasks run in, started on first use
 
     def start(self) -> TaskRunner:
         self.store = open_store(self.location)
@@ -104,8 +123,21 @@ class TaskRunner:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+        if self._worker is not None:
+            self._worker.shutdown(wait=False, cancel_futures=True)
         if self.store is not None:
             self.store.close()
+
+    def _run(self, task: Task) -> dict[str, Any]:
+        """The task in the task process (a fresh one if the last died: its task is reported failed)."""
+        if self._worker is None:
+            spawn = multiprocessing.get_context("spawn")  # no copy of the server's threads and sockets
+            self._worker = ProcessPoolExecutor(1, mp_context=spawn, initializer=_lower_priority)
+        try:
+            return self._worker.submit(_run_isolated, task, self.location).result()
+        except BrokenProcessPool as exc:
+            self._worker = None
+            raise RuntimeError("the task process died (out of memory, or killed)") from exc
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -125,8 +157,7 @@ class TaskRunner:
             if task is None:
                 return False
             try:
-                with contextlib.closing(open_store(self.location)) as store:
-                    result = run_task(task, store)
+                result = self._run(task)
             except IndexBusy:  # a CLI ingest beside the server: queued again, tried when the index is free
                 queue.requeue(task.id, "the index is being written by another process; will retry")
                 return False

@@ -15,9 +15,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gantha import __version__
 from gantha.api import admin, pages
+from gantha.api.bounded import DeadlineMiddleware
 from gantha.api.live import LiveIndex
 from gantha.api.routes import chat, search, status, verbs
 from gantha.config import settings
+from gantha.deadline import DeadlineExceeded
 from gantha.model import CoordinateError
 from gantha.rag.errors import ServiceError
 from gantha.search.errors import SearchError
@@ -32,6 +34,7 @@ USER_ERRORS: dict[type[Exception], tuple[int, str]] = {
     PageRefError: (400, "invalid_page_ref"),
     CoordinateError: (400, "invalid_coordinate"),
     StoreError: (503, "index_unavailable"),
+    DeadlineExceeded: (503, "deadline_exceeded"),
 }
 
 
@@ -70,6 +73,8 @@ def create_app(location: str | Path) -> FastAPI:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         return response
+
+    app.add_middleware(DeadlineMiddleware, seconds=settings().request_timeout)  # outermost: sees disconnects
 
     _handle_errors(app)
     app.include_router(admin.router(lambda: index.research().store))

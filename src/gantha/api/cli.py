@@ -80,7 +80,7 @@ def cli_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except StoreError as exc:
             _fail(str(exc), 2)
         except DownloadError as exc:
-            _fail(f"download failed: {exc}", 1)
+            _fail(f"download failed: {exc}; {LOCAL_CORPUS}", 1)
         except BAD_INPUT as exc:
             _fail(str(exc), 2)
 
@@ -90,6 +90,13 @@ def cli_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _print_json(data: Any) -> None:
     sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
 
+
+LOCAL_CORPUS = (
+    "use a copy on this machine instead: `gantha up --corpus DIR` or GANTHA_CST_PATH=DIR, DIR holding the CST "
+    "XML books (BOOK.toc.xml, BOOK0.xml …, plain or .gz) in a data folder that may also hold "
+    + ", ".join(f"{v}/" for k, v in DATA_LAYOUT.items() if k != "cst")
+    + "; or GANTHA_CST_URL=URL of a reachable copy of the archive"
+)
 
 # --- ingest ---------------------------------------------------------------------------------------
 

@@ -1,12 +1,27 @@
-"""The index a server answers from: opened once, reopened when another process changed it."""
+"""The index a server answers from: opened once, reopened when another process changed it.
+
+A reopen (the tantivy reader, the lexicon, the vectors: seconds on the whole canon) runs in a
+background thread while requests go on being answered from the index already open; a request waits
+for it at most ``FRESH_WAIT`` seconds, so a small index is read back at once after a write and a large
+one never makes readers queue behind its reopening. After a reopen the next waits as long as it took,
+so an ingest that commits often keeps at most half a core busy reopening, not one reopen per commit.
+The index replaced is closed ``RETIRE_AFTER`` seconds later, when no request can still be reading it.
+"""
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 
 from gantha.config import settings
 from gantha.rag.agent import Agent, agent_from_settings
 from gantha.research import Research
+
+FRESH_WAIT = 0.5  # seconds a request waits for a reopen in progress before it is answered from the open index
+RETIRE_AFTER = 120.0  # seconds a replaced index stays open for the requests still reading it
+
+log = logging.getLogger(__name__)
 
 
 class LiveIndex:
@@ -18,20 +33,50 @@ class LiveIndex:
         self._generation: object = None
         self._agent: Agent | None = None
         self._lock = threading.Lock()
+        self._reopened = threading.Event()  # set while no reopen is running
+        self._reopened.set()
+        self._next_reopen = 0.0  # monotonic time before which no reopen starts
 
     def research(self) -> Research:
         current = self._research
-        if current is not None and current.store.generation() == self._generation:
-            return current
-        with self._lock:  # first use, or the index changed under us: one thread reopens it
-            if self._research is not current and self._research is not None:
-                return self._research
-            self._research = Research.open(self.location)
-            self._generation = self._research.store.generation()
-            self._agent = None
-            if current is not None:
-                current.store.close()
+        if current is None:
+            with self._lock:  # the first request opens the index; the others wait for it once
+                if self._research is None:
+                    self._install(Research.open(self.location))
+            assert self._research is not None
             return self._research
+        if current.store.generation() != self._generation:
+            self._start_reopen()
+            self._reopened.wait(FRESH_WAIT)
+        return self._research or current
+
+    def _start_reopen(self) -> None:
+        with self._lock:
+            if not self._reopened.is_set() or time.monotonic() < self._next_reopen:
+                return
+            self._reopened.clear()
+        threading.Thread(target=self._reopen, name="gantha-reopen", daemon=True).start()
+
+    def _reopen(self) -> None:
+        started = time.monotonic()
+        try:
+            research = Research.open(self.location)
+            with self._lock:
+                old = self._research
+                self._install(research)
+            if old is not None:
+                retire = threading.Timer(RETIRE_AFTER, old.store.close)
+                retire.daemon = True
+                retire.start()
+        except Exception as exc:  # mid-write or unreadable now: the open index answers, the next request retries
+            log.warning("reopening the index at %s failed: %s", self.location, exc)
+        finally:
+            finished = time.monotonic()
+            self._next_reopen = finished + (finished - started)
+            self._reopened.set()
+
+    def _install(self, research: Research) -> None:
+        self._research, self._generation, self._agent = research, research.store.generation(), None
 
     def agent(self) -> Agent:
         research = self.research()

@@ -6,6 +6,7 @@ import html
 import time
 from typing import Any
 
+from gantha import deadline
 from gantha.model import (
     Hit,
     Passage,
@@ -66,6 +67,7 @@ class SimilarVerbs:
         result = self.store.search(sq)
         scored: list[tuple[float, Passage, int, str, list[int]]] = []
         for h in result.hits:
+            deadline.check()
             for k, sentence in enumerate(split_sentences(h.passage.text), start=1):
                 tokens = WORD_RE.findall(sentence)
                 s_lemmas = [self._lemma_of(t) for t in tokens]

@@ -3,19 +3,23 @@ frequency (all its forms and compounds counted as one word), bold definitions fi
 
 from __future__ import annotations
 
+import contextvars
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+from gantha import deadline
 from gantha.model import QueryInfo, SearchRequest, SearchResponse
 from gantha.search.highlight import snippet
 from gantha.search.plan import Planner
 from gantha.search.present import Presenter
 from gantha.search.words import Family
 from gantha.store.base import StoreQuery, StoreResult
-from gantha.text.pali import WORD_RE, canon, fold
+from gantha.text.pali import WORD_RE, canon, canon_word, fold
 
 LEMMA_RANKED = 1000  # matches of a lemma search ranked by its frequency (fetched whole; more: BM25 over its forms)
 BM25_K1, BM25_B = 1.2, 0.75
+_SIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-count")  # a lemma's total beside its page
 
 
 class LexicalSearch:
@@ -39,13 +43,14 @@ class LexicalSearch:
         terms = set(analysed.terms) | set(info.forms)
         hits = []
         for rank, h in enumerate(result.hits, start=req.offset + 1):
+            deadline.check()
             p = h.passage
             text, _ = snippet(
                 p.text, analyse, terms, analysed.phrases, analysed.prefixes, inner=analysed.suffixes + analysed.infixes
             )
             hit = self.presenter.hit(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref)
             if every:  # a forms or lemma search: which of them stand here, and whether inside a compound
-                hit.matched = list(dict.fromkeys(w for w in (canon(x) for x in WORD_RE.findall(p.text)) if w in every))
+                hit.matched = list(dict.fromkeys(w for w in map(canon_word, WORD_RE.findall(p.text)) if w in every))
                 hit.in_compound = any(w not in own for w in hit.matched)
             hits.append(hit)
         return SearchResponse.timed(
@@ -55,12 +60,23 @@ class LexicalSearch:
     def _by_lemma(self, sq: StoreQuery, forms: set[str], info: QueryInfo) -> StoreResult:
         """Every match ranked by the lemma's frequency in it (BM25 with all its forms counted as one word,
         so a paragraph that repeats parivāsaṃ twenty times outranks one naming five rare compounds once),
-        bold occurrences first; beyond ``LEMMA_RANKED`` matches, tantivy's BM25 over the forms."""
-        counted = self.store.search(sq)  # the page as BM25 over the forms ranks it, the total, the aggregations
+        bold occurrences first; beyond ``LEMMA_RANKED`` matches, tantivy's BM25 over the lemma's own forms.
+
+        The total and the aggregations (every form and compound: thousands of posting lists for dhamma) are
+        counted beside the page, which is ranked among the paragraphs holding the lemma's own forms alone: a
+        paragraph holding only its compounds scores nothing and would rank after all of them anyway."""
+        counting = _SIDE.submit(contextvars.copy_context().run, self.store.search, replace(sq, limit=0, offset=0))
+        own = [c for c in sq.scoring if c.field == "exact"]
+        among_own = replace(sq, must=[c for c in sq.must if c.kind != "set"] + [replace(own[0], kind="set")])
+        page = self.store.search(replace(among_own, aggregate=())) if own else None
+        counted = counting.result()
         if counted.total > LEMMA_RANKED:
             info.notes.append(f"{counted.total} matches: ranked by BM25 over the forms, not by the lemma's frequency")
-            return counted
+            if page is None or sq.offset + sq.limit > page.total:  # deep pages reach the compound-only paragraphs
+                page = self.store.search(replace(sq, aggregate=()))
+            return StoreResult(counted.total, page.hits, counted.aggregations)
         every = self.store.search(replace(sq, limit=max(counted.total, 1), offset=0, aggregate=()))
+        deadline.check()
         words = {id(h): WORD_RE.findall(h.passage.text.lower()) for h in every.hits}  # stored text is canonical
         average = sum(len(w) for w in words.values()) / max(len(words), 1) or 1
         for h in every.hits:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from gantha import deadline
 from gantha.model import Passage, QueryInfo, SearchMode, SearchRequest, SearchResponse
 from gantha.search.errors import SearchError
 from gantha.search.fusion import rrf, weighted
@@ -82,6 +83,7 @@ class MeaningSearch:
                 "`gantha embed` (corpora in GANTHA_VECTOR_CORPORA)",
             )
         filters = self.planner.filters(req)
+        deadline.check()
         return self.semantic.search(
             req.q,
             depth,
@@ -213,6 +215,7 @@ class MeaningSearch:
         """Confidence per shown document: the best of the documents that matched for it (its translation …)."""
         assert self.judge is not None
         pairs = self.evidence_passages(doc_ids, shown, evidence)
+        deadline.check()
         scores = self.judge.confidences(query, [p for _, p in pairs])
         out: dict[str, float] = {}
         for (d, _), c in zip(pairs, scores, strict=True):

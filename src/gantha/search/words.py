@@ -43,7 +43,15 @@ class Family:
     unattested: list[str] = field(default_factory=list)
 
     def words(self, compounds: bool = True) -> list[str]:
-        return [f.form for f in self.forms + (self.compounds if compounds else [])]
+        return list(self._words if compounds else self._own)
+
+    @cached_property
+    def _own(self) -> tuple[str, ...]:
+        return tuple(f.form for f in self.forms)
+
+    @cached_property
+    def _words(self) -> tuple[str, ...]:  # a family is cached and asked for its words several times per search
+        return self._own + tuple(f.form for f in self.compounds)
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,7 @@ class Words:
         self.compounds = Compounds(store, self.is_lemma, lambda: frozenset(r.form_ending for r in self._derivations))
         self.family = lru_cache(maxsize=1024)(self._family)
         self.inflection = lru_cache(maxsize=4096)(self._inflection)
+        self._lemmas = lru_cache(maxsize=4096)(self._lemmas_uncached)
 
     @cached_property
     def headwords(self) -> frozenset[str]:
@@ -79,7 +88,9 @@ class Words:
     def lemmas(self, word: str) -> list[LemmaCandidate]:
         """Candidate lemmas of a form, most likely first: the word itself when it is a headword, attested
         analyses, then the ending tables (a participle's verb among them)."""
-        form = canon(word)
+        return [c.model_copy(deep=True) for c in self._lemmas(canon(word))]
+
+    def _lemmas_uncached(self, form: str) -> tuple[LemmaCandidate, ...]:
         found: dict[str, LemmaCandidate] = {}
         if self.lexicon.entries(form):  # a headword is first its own lemma (parivāsa the noun, not an aorist)
             found[form] = LemmaCandidate(lemma=form, score=1.0, sources=["lexicon-headword"])
@@ -103,7 +114,7 @@ class Words:
                 cand.sources.append(a.source)
             if label and label not in cand.grammar:
                 cand.grammar.append(label)
-        return sorted(found.values(), key=lambda c: -c.score)
+        return tuple(sorted(found.values(), key=lambda c: -c.score))
 
     def _verb_of(self, stem: str) -> tuple[str, str] | None:
         """The verb a participle or gerundive stem derives from, with the derivation's label."""

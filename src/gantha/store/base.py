@@ -56,7 +56,7 @@ class StoreQuery:
     filters: dict[str, list[str]] = field(default_factory=dict)
     book_pattern: str | None = None  # regular expression over book ids
     tag_groups: list[list[str]] = field(default_factory=list)  # any group whose tags a passage has all of
-    limit: int = 10
+    limit: int = 10  # 0: no page, only the total and the aggregations
     offset: int = 0
     order: Literal["score", "reading"] = "score"
     aggregate: tuple[str, ...] = ("book", "category", "chapter", "channel")  # chapter keys: book/chN

@@ -23,6 +23,7 @@ import math
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ import numpy as np
 import orjson
 from platformdirs import user_data_dir
 
+from gantha import deadline
 from gantha.model import Passage
 from gantha.store.base import BookRecord, Clause, IndexBusy, StoreError, StoreHit, StoreQuery, StoreResult
 from gantha.store.lexicon import Lexicon
@@ -335,6 +337,9 @@ class PostgresStore(TableStore):
 
     def search(self, q: StoreQuery) -> StoreResult:
         """One statement: the candidates are found once, then the page and the aggregations read them."""
+        deadline.check()
+        if q.limit == 0:  # the total and the aggregations only
+            return replace(self.search(replace(q, limit=1)), hits=[])
         plan = _Plan(self, q)
         rows = self.db.query(*plan.statement())
         page = [r for r in rows if r[0] == 0]
