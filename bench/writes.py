@@ -96,9 +96,7 @@ async def during(base: str, submit) -> dict:  # type: ignore[no-untyped-def]
         took = time.perf_counter() - started
     await asyncio.sleep(SETTLE)
     until.set()
-    return {"tasks": len(tasks), "task_states": sorted(set(states)), "tasks_seconds": round(took, 1)} | (
-        await measured
-    )
+    return {"tasks": len(tasks), "task_states": sorted(set(states)), "tasks_seconds": round(took, 1)} | (await measured)
 
 
 async def delete_book(admin: httpx.AsyncClient) -> list[str]:
