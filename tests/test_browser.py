@@ -236,3 +236,33 @@ def test_roman_pali_keeps_the_ordinary_font(page, base):
     page.evaluate("document.fonts.ready")
     fonts = drawn_with(page, "tr.target td")
     assert fonts and not any(f["isCustomFont"] for f in fonts), fonts  # the script fonts claim only their scripts
+
+
+def question_box(pg, height: int) -> tuple[float, float]:
+    """How far above the window's bottom the question box (the form) and its text field end."""
+    form = pg.locator("#ask-form").bounding_box()
+    field = pg.locator("#question").bounding_box()
+    return height - (form["y"] + form["height"]), height - (field["y"] + field["height"])
+
+
+@pytest.mark.parametrize("size", [(1280, 900), (390, 844)], ids=["wide", "narrow"])
+def test_chat_question_box_stays_at_the_bottom(browser, base, llm, size):
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US", is_mobile=width < 500)
+    pg = context.new_page()
+    pg.goto(base + "/chat")
+    pg.wait_for_load_state("networkidle")
+    form_gap, field_gap = question_box(pg, height)
+    assert abs(form_gap) <= 2 and 0 <= field_gap <= 120, (form_gap, field_gap)  # an empty conversation
+    llm.script.append({"content": " ".join(["Parivāsa is a probation for a hidden offence [1]."] * 120)})
+    pg.fill("#question", "What is parivāsa?")
+    pg.keyboard.press("Enter")
+    pg.locator(".turn.assistant a[data-n='1']").first.wait_for(timeout=60_000)
+    answer = pg.locator(".turn.assistant").last.bounding_box()
+    assert answer["height"] > height  # longer than the window
+    form_gap, field_gap = question_box(pg, height)
+    assert abs(form_gap) <= 2 and 0 <= field_gap <= 120, (form_gap, field_gap)  # still pinned at the bottom
+    form_top = pg.locator("#ask-form").bounding_box()["y"]
+    assert form_top - 60 <= answer["y"] + answer["height"] <= form_top + 1  # the answer's end in sight above it
+    assert pg.evaluate("document.documentElement.scrollWidth") <= width + 2
+    context.close()
