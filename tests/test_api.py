@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 from fastapi.testclient import TestClient
@@ -91,6 +93,29 @@ def test_health_books_openapi_and_unknown_route(client):
     }
     missing = client.get("/api/v3/nothing")
     assert missing.status_code == 404 and missing.json()["success"] is False
+
+
+def test_pages_ship_their_web_fonts(tmp_path):
+    """app.css imports fonts.css, whose every face is served as a woff2 font (a browser test checks they draw)."""
+    client = TestClient(create_app(tmp_path / "none"))
+    assert '@import url("fonts/fonts.css")' in client.get("/static/app.css").text
+    css = client.get("/static/fonts/fonts.css")
+    assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+    families = set(re.findall(r'font-family: "([^"]+)"', css.text))
+    assert families == {
+        "Noto Sans Myanmar",
+        "Noto Sans Sinhala",
+        "Noto Sans Thai",
+        "Noto Sans Devanagari",
+        "Noto Sans SC",
+    }
+    files = re.findall(r'url\("([^"]+)"\)', css.text)
+    assert len(files) > 50  # the CJK font in its unicode-range chunks
+    for name in files:
+        r = client.get(f"/static/fonts/{name}")
+        assert r.status_code == 200 and r.headers["content-type"] == "font/woff2" and r.content[:4] == b"wOF2", name
+    for package in ("myanmar", "sinhala", "thai", "devanagari", "sc"):
+        assert "SIL Open Font License" in client.get(f"/static/fonts/OFL-noto-sans-{package}.txt").text
 
 
 def test_missing_index_is_503(tmp_path):

@@ -179,3 +179,90 @@ def test_phone_width_has_no_horizontal_scroll(browser, base):
         pg.wait_for_load_state("networkidle")
         assert pg.evaluate("document.documentElement.scrollWidth") <= 392, path
     context.close()
+
+
+# the reader's scripts and Chinese, each with the family the pages ship for it and its letters
+SCRIPTS = {
+    "Burmese": ("Noto Sans Myanmar", "[\\u1000-\\u109f]"),
+    "Sinhala": ("Noto Sans Sinhala", "[\\u0d80-\\u0dff]"),
+    "Thai": ("Noto Sans Thai", "[\\u0e00-\\u0e7f]"),
+    "Devanagari": ("Noto Sans Devanagari", "[\\u0900-\\u097f]"),
+    "Chinese": ("Noto Sans SC", "[\\u4e00-\\u9fff]"),
+}
+
+
+def drawn_with(page, selector: str) -> list[dict]:
+    """The fonts Chromium drew the element's own text with (DevTools protocol): family, glyph count and
+    whether it is a web font."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    cdp.detach()
+    return fonts
+
+
+@pytest.mark.parametrize("script", list(SCRIPTS))
+def test_reader_draws_each_script_with_the_shipped_web_font(page, base, script):
+    family, pattern = SCRIPTS[script]
+    if script == "Chinese":  # the Chinese Union Version beside the KJV
+        page.goto(base + "/read/bible/john/1:1")
+        cell = "tr.target td[lang^=zh]"
+    else:  # the Pali transliterated into that script by the reader's script switch
+        page.goto(base + "/read/cst/vin02m3.mul/75")
+        page.locator("tr.target").wait_for()
+        page.select_option("#script", script)
+        cell = "tr.target td"
+    page.wait_for_function(f"document.querySelector({cell!r})?.innerText.match(/{pattern}/)")
+    page.evaluate("document.fonts.ready")
+    loaded = page.evaluate(
+        "(family) => [...document.fonts].filter((f) => f.family.replace(/\"/g, '') === family && f.status === 'loaded').length",
+        family,
+    )
+    # shipped under /static/fonts and fetched for this text (document.fonts.check alone would not tell:
+    # it answers true for a family no @font-face declares)
+    assert loaded >= 1, f"no {family} web font loaded"
+    fonts = drawn_with(page, cell)
+    # each CJK chunk is a font of its own; their name table says "Noto Sans SC Thin" (the outlines are 400)
+    glyphs = sum(f["glyphCount"] for f in fonts if f["isCustomFont"] and f["familyName"].startswith(family))
+    assert glyphs > 15, fonts  # the text is drawn with it, not with a system font or as boxes
+
+
+def test_roman_pali_keeps_the_ordinary_font(page, base):
+    page.goto(base + "/read/cst/vin02m3.mul/75")
+    page.wait_for_function("document.querySelector('tr.target td')?.innerText.includes('ā')")
+    page.evaluate("document.fonts.ready")
+    fonts = drawn_with(page, "tr.target td")
+    assert fonts and not any(f["isCustomFont"] for f in fonts), fonts  # the script fonts claim only their scripts
+
+
+def question_box(pg, height: int) -> tuple[float, float]:
+    """How far above the window's bottom the question box (the form) and its text field end."""
+    form = pg.locator("#ask-form").bounding_box()
+    field = pg.locator("#question").bounding_box()
+    return height - (form["y"] + form["height"]), height - (field["y"] + field["height"])
+
+
+@pytest.mark.parametrize("size", [(1280, 900), (390, 844)], ids=["wide", "narrow"])
+def test_chat_question_box_stays_at_the_bottom(browser, base, llm, size):
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US", is_mobile=width < 500)
+    pg = context.new_page()
+    pg.goto(base + "/chat")
+    pg.wait_for_load_state("networkidle")
+    form_gap, field_gap = question_box(pg, height)
+    assert abs(form_gap) <= 2 and 0 <= field_gap <= 120, (form_gap, field_gap)  # an empty conversation
+    llm.script.append({"content": " ".join(["Parivāsa is a probation for a hidden offence [1]."] * 120)})
+    pg.fill("#question", "What is parivāsa?")
+    pg.keyboard.press("Enter")
+    pg.locator(".turn.assistant a[data-n='1']").first.wait_for(timeout=60_000)
+    answer = pg.locator(".turn.assistant").last.bounding_box()
+    assert answer["height"] > height  # longer than the window
+    form_gap, field_gap = question_box(pg, height)
+    assert abs(form_gap) <= 2 and 0 <= field_gap <= 120, (form_gap, field_gap)  # still pinned at the bottom
+    form_top = pg.locator("#ask-form").bounding_box()["y"]
+    assert form_top - 60 <= answer["y"] + answer["height"] <= form_top + 1  # the answer's end in sight above it
+    assert pg.evaluate("document.documentElement.scrollWidth") <= width + 2
+    context.close()

@@ -44,6 +44,13 @@ function addTurn(role, html, cls = "") {
   return el;
 }
 
+/** Change a turn; if its end was in sight above the question box, keep it there as it grows. */
+function update(turn, change) {
+  const inSight = turn.getBoundingClientRect().bottom <= $("ask-form").getBoundingClientRect().top + 24;
+  change();
+  if (inSight) turn.scrollIntoView({ block: "end" });
+}
+
 /** Read Server-Sent Events from a fetch response, calling onEvent(kind, data) for each. */
 async function readEvents(response, onEvent) {
   const reader = response.body.getReader();
@@ -83,9 +90,9 @@ async function ask(question) {
     }
     await readEvents(response, (kind, data) => {
       if (kind === "sources") renderSources(data.sources);
-      else if (kind === "token") { text += data.text; turn.textContent = text; }
+      else if (kind === "token") { text += data.text; update(turn, () => (turn.textContent = text)); }
       else if (kind === "error") { turn.className = "turn assistant error"; turn.innerHTML = `<b>${esc(t("chat.error"))}:</b> ${esc(data.message)}`; finished = true; }
-      else if (kind === "done") {
+      else if (kind === "done") update(turn, () => {
         finished = true;
         renderSources(data.sources);
         if (data.outcome === "not_found") {
@@ -98,7 +105,7 @@ async function ask(question) {
           if (data.uncited_sentences) turn.insertAdjacentHTML("beforeend", `<span class="note">${esc(t("chat.uncited", { n: data.uncited_sentences }))}</span>`);
         }
         history.push({ role: "assistant", content: data.answer });
-      }
+      });
     });
     if (!finished) throw new Error("the answer stopped before it was complete");
   } catch (err) {
@@ -113,6 +120,9 @@ async function ask(question) {
 
 document.addEventListener("DOMContentLoaded", () => {
   header("/chat");
+  // the question box's height, for scrolling a turn into sight above it where it is pinned over the page
+  const form = $("ask-form");
+  new ResizeObserver(() => form.parentElement.style.setProperty("--ask-height", `${form.offsetHeight + 8}px`)).observe(form);
   $("ask-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const q = $("question").value.trim();
