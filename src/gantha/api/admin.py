@@ -37,6 +37,38 @@ class IngestRequest(BaseModel):
     path: str
 
 
+# the two bodies ``POST /api/v1/documents`` reads itself (JSON, or a multipart upload), for the OpenAPI schema
+INGEST_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "required": ["source", "path"],
+                "properties": {
+                    "source": {"type": "string", "enum": list(SOURCES)},
+                    "path": {"type": "string", "description": "a file or folder on the server (GANTHA_INGEST_ROOTS)"},
+                },
+            }
+        },
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["file"],
+                "properties": {
+                    "file": {
+                        "type": "string",
+                        "format": "binary",
+                        "description": f"a {', '.join(UPLOAD_SOURCES)} file, or one gzipped",
+                    },
+                    "source": {"type": "string", "enum": sorted(set(UPLOAD_SOURCES.values()))},
+                },
+            }
+        },
+    },
+}
+
+
 def require_key(
     x_api_key: Annotated[str | None, Header()] = None, authorization: Annotated[str | None, Header()] = None
 ) -> None:
@@ -154,6 +186,7 @@ def router(store: Callable[[], Store]) -> APIRouter:
         status_code=202,
         responses=answers(400, 403),
         summary="Add a source: JSON {source, path} (a server path) or a multipart upload (file, source)",
+        openapi_extra={"requestBody": INGEST_BODY},
     )
     async def add(request: Request) -> JSONResponse:
         if request.headers.get("content-type", "").startswith("multipart/form-data"):

@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from gantha import __version__
 from gantha.api import admin, pages
@@ -27,6 +28,7 @@ from gantha.store.base import StoreError
 from gantha.tasks import TaskRunner
 from gantha.text.refs import PageRefError
 
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 MAX_BODY = 2**20  # bytes of a request body outside uploads (a chat question, an ingest request)
 
 # the status and code of each user error raised below the surfaces
@@ -38,8 +40,9 @@ USER_ERRORS: dict[type[Exception], tuple[int, str]] = {
 }
 
 
-def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"success": False, "error": {"code": code, "message": message, **extra}}, status_code=status)
+def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+    body = {"success": False, "error": {"code": code, "message": message, **extra}}
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def create_app(location: str | Path) -> FastAPI:
@@ -111,8 +114,16 @@ def _handle_errors(app: FastAPI) -> None:
         return _error(400 if exc.unconfigured else 502, exc.code, str(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, "not_found" if exc.status_code == 404 else "http_error", str(exc.detail))
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        headers = dict(exc.headers or {})
+        if "Allow" in headers:  # a 405 names the methods of the path's first route: name those of all its routes
+            routes = request.app.router.routes
+            allowed = [
+                m for m in METHODS if any(r.matches({**request.scope, "method": m})[0] is Match.FULL for r in routes)
+            ]
+            headers["Allow"] = ", ".join(allowed)
+        code = "not_found" if exc.status_code == 404 else "http_error"
+        return _error(exc.status_code, code, str(exc.detail), headers=headers)
 
     for kind, (answer, code) in USER_ERRORS.items():
 

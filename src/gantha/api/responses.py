@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -35,6 +35,17 @@ class SearchEnvelope(BaseModel):
     success: bool = True
     data: SearchData
     query_info: QueryInfo
+
+
+class CompactSearchData(SearchData):
+    """With ``fields``: each hit of ``results`` and ``weak`` holds only the fields asked for."""
+
+    results: list[dict[str, Any]]
+    weak: list[dict[str, Any]] = []
+
+
+class CompactSearchEnvelope(SearchEnvelope):
+    data: CompactSearchData
 
 
 class BookData(BaseModel):

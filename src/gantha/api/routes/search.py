@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from gantha.api import contract
 from gantha.api.errors import ERRORS
 from gantha.api.live import LiveIndex
-from gantha.api.responses import SearchData, SearchEnvelope
+from gantha.api.responses import CompactSearchEnvelope, SearchData, SearchEnvelope
 from gantha.model import MAX_LIMIT, MAX_OFFSET, SearchMode, SearchRequest, comma_list
 from gantha.search.errors import SearchError
 from gantha.search.service import compact
@@ -64,7 +64,7 @@ def router(index: LiveIndex) -> APIRouter:
         similar: Annotated[
             str | None, Query(max_length=500, description="sentences like this one, whatever the inflection")
         ] = None,
-    ) -> SearchEnvelope:
+    ) -> SearchEnvelope | CompactSearchEnvelope:
         if (page - 1) * page_size > MAX_OFFSET:
             raise SearchError("invalid_parameter", f"page {page} of {page_size} starts past result {MAX_OFFSET:,}")
         research = index.research()
