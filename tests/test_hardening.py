@@ -107,7 +107,8 @@ def test_a_task_waits_while_another_process_writes_the_index(small_index, tmp_pa
 def test_damaged_vectors_leave_lexical_search_and_health_answering(small_index, tmp_path):
     index = tmp_path / "index"
     shutil.copytree(small_index, index)
-    (VectorIndex.folder(index, "usem3") / "vectors.npy").write_bytes(b"not a numpy file")
+    for matrix in VectorIndex.folder(index, "usem3").glob("*.npy"):
+        matrix.write_bytes(b"not a numpy file")
     damaged = TestClient(create_app(index))
     health = damaged.get("/api/v3/health")
     assert health.status_code == 200 and health.json()["data"]["status"] == "degraded"

@@ -66,9 +66,9 @@ class LexicalSearch:
         counted beside the page, which is ranked among the paragraphs holding the lemma's own forms alone: a
         paragraph holding only its compounds scores nothing and would rank after all of them anyway."""
         counting = _SIDE.submit(contextvars.copy_context().run, self.store.search, replace(sq, limit=0, offset=0))
-        own = [c for c in sq.scoring if c.field == "exact"]
-        among_own = replace(sq, must=[c for c in sq.must if c.kind != "set"] + [replace(own[0], kind="set")])
-        page = self.store.search(replace(among_own, aggregate=())) if own else None
+        own = [replace(c, kind="set") for c in sq.scoring if c.field == "exact"]  # with compounds: its own forms
+        among_own = replace(sq, must=[c for c in sq.must if c.kind != "set"] + own, aggregate=())
+        page = self.store.search(among_own) if own else None
         counted = counting.result()
         if counted.total > LEMMA_RANKED:
             info.notes.append(f"{counted.total} matches: ranked by BM25 over the forms, not by the lemma's frequency")

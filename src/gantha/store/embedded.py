@@ -27,6 +27,7 @@ import tantivy
 
 from gantha import deadline
 from gantha.model import Passage
+from gantha.store import vocabulary
 from gantha.store.base import (
     FILTER_FIELDS,
     BookRecord,
@@ -207,7 +208,7 @@ class EmbeddedStore(FolderServices, TableStore):
             raise StoreError(f"cannot open index at {self.path}: {exc}") from exc
         self._index.register_tokenizer("gantha_words", _words_analyzer())
         self._writer: tantivy.IndexWriter | None = None
-        self._changed = False  # documents added or deleted since the vocabulary was tabulated
+        self._changed = False  # Pali documents added or deleted since the vocabulary was tabulated
         self._chapter_titles: dict[tuple[str, str, int], str] = {}
 
     def _migrate_terms(self) -> None:
@@ -247,9 +248,9 @@ class EmbeddedStore(FolderServices, TableStore):
 
     def add(self, passages: Iterable[Passage]) -> int:
         writer = self.writer
-        self._changed = True
         n = 0
         for p in passages:
+            self._changed |= p.channel == vocabulary.CHANNEL
             folded, exact = index_texts(p.text)
             doc = tantivy.Document(
                 id=p.doc_id,
@@ -283,7 +284,7 @@ class EmbeddedStore(FolderServices, TableStore):
             [(tantivy.Occur.Must, tantivy.Query.term_query(self.schema, f, v)) for f, v in terms]
         )
         self.writer.delete_documents_by_query(q)
-        self._changed = True
+        self._changed |= channel == vocabulary.CHANNEL
         self._unrecord_book(corpus, book, channel)
         self._forget()
         self._chapter_titles.clear()
@@ -291,6 +292,7 @@ class EmbeddedStore(FolderServices, TableStore):
     def delete(self, coordinates: Iterable[str], channel: str = "pali") -> None:
         for c in coordinates:
             self.writer.delete_documents_by_term("id", f"{c}@{channel}")
+            self._changed |= channel == vocabulary.CHANNEL
 
     def commit(self, books: Iterable[BookRecord] = ()) -> None:
         self.writer.commit()

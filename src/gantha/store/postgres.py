@@ -34,6 +34,7 @@ from platformdirs import user_data_dir
 
 from gantha import deadline
 from gantha.model import Passage
+from gantha.store import vocabulary
 from gantha.store.base import BookRecord, Clause, IndexBusy, StoreError, StoreHit, StoreQuery, StoreResult
 from gantha.store.lexicon import Lexicon
 from gantha.store.queue import TaskQueue
@@ -279,11 +280,16 @@ class PostgresStore(TableStore):
 
     def add(self, passages: Iterable[Passage]) -> int:
         """Write the passages and their postings in the writer's transaction."""
-        self._changed = True
-        return self._writer.add(passages)
+
+        def watched() -> Iterator[Passage]:
+            for p in passages:
+                self._changed |= p.channel == vocabulary.CHANNEL
+                yield p
+
+        return self._writer.add(watched())
 
     def delete_book(self, corpus: str, book: str, channel: str = "pali") -> None:
-        self._changed = True
+        self._changed |= channel == vocabulary.CHANNEL
         self._writer.delete_where("corpus=? AND book=? AND channel=?", (corpus, book, channel))
         self._unrecord_book(corpus, book, channel)
         self._forget()
@@ -292,7 +298,7 @@ class PostgresStore(TableStore):
     def delete(self, coordinates: Iterable[str], channel: str = "pali") -> None:
         ids = [f"{c}@{channel}" for c in coordinates]
         if ids:
-            self._changed = True
+            self._changed |= channel == vocabulary.CHANNEL
             self._writer.delete_where("doc_id = ANY(?)", (ids,))
 
     def commit(self, books: Iterable[BookRecord] = ()) -> None:

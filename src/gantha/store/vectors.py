@@ -1,7 +1,10 @@
 """Vectors beside the index: one matrix per embedder, searched exactly while that is fast enough.
 
-Layout: ``vectors/<embedder>/vectors.npy`` (float16 on disk, float32 in memory), ``meta.json``
-(row ids and, per row, corpus, channel, language, text checksum and primary flag for filtering).
+Layout: ``vectors/<embedder>/meta.json`` (row ids and, per row, corpus, channel, language, text
+checksum and primary flag for filtering; the name of its matrix) and the matrix it names,
+``vectors-<n>.npy`` (float16 on disk, float32 in memory; ``vectors.npy`` in older indexes): a save
+writes a new matrix, then renames the new ``meta.json`` over the old, so a crash at any moment leaves
+a matrix and the rows that describe it.
 A passage has one row (id = its document id) or, when long, one per chunk (``<doc id>#1`` …);
 search answers documents, each with its best row. Exact search is one matrix-vector product
 (about 10 ms for 100k × 512); beyond ``HNSW_FROM`` rows an HNSW graph (usearch) answers instead,
@@ -10,12 +13,13 @@ built from the same rows.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
+import orjson
 
 HNSW_FROM = 300_000
 RowMeta = tuple[str, str, str, int, bool]  # corpus, channel, language, crc32 of the text, primary
@@ -46,11 +50,24 @@ class VectorIndex:
         self._hnsw = None
         self._columns: tuple[np.ndarray, ...] | None = None
         if (self.dir / "meta.json").exists():
-            meta = json.loads((self.dir / "meta.json").read_text())
+            meta, matrix = self._read()
             self.ids, self.meta = meta["ids"], [tuple(m) for m in meta["meta"]]
-            self._matrix = np.load(self.dir / "vectors.npy").astype(np.float32)
+            self._matrix = matrix.astype(np.float32)
+            if self._matrix.shape[0] != len(self.ids):
+                raise ValueError(f"{len(self.ids)} rows described, {self._matrix.shape[0]} in the matrix")
             self.dim = self._matrix.shape[1] if len(self.ids) else dim
         self._reindex()
+
+    def _read(self, attempts: int = 3) -> tuple[dict, np.ndarray]:
+        """The rows and their matrix; a save that replaced both since the rows were read is read again."""
+        for attempt in range(attempts):
+            meta = orjson.loads((self.dir / "meta.json").read_bytes())
+            try:
+                return meta, np.load(self.dir / meta.get("matrix", "vectors.npy"))
+            except FileNotFoundError:
+                if attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def _reindex(self) -> None:
         self._rows: dict[str, list[int]] = {}
@@ -122,13 +139,17 @@ class VectorIndex:
             return removed
 
     def save(self) -> None:
-        """Write beside, then rename: a reader sees the old vectors or the new, never half."""
+        """A new matrix file, then the new rows renamed over the old (the one atomic step): a reader, or an
+        index after a crash, has the old vectors or the new, never a mixture; older matrices are removed."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.dir / "vectors.tmp.npy"
-        np.save(tmp, self.matrix.astype(np.float16))
-        (self.dir / "meta.json.tmp").write_text(json.dumps({"ids": self.ids, "meta": self.meta}))
-        tmp.replace(self.dir / "vectors.npy")
+        name = f"vectors-{time.time_ns()}.npy"
+        np.save(self.dir / name, self.matrix.astype(np.float16))
+        meta = orjson.dumps({"ids": self.ids, "meta": self.meta, "matrix": name})
+        (self.dir / "meta.json.tmp").write_bytes(meta)
         (self.dir / "meta.json.tmp").replace(self.dir / "meta.json")
+        for old in self.dir.glob("vectors*.npy"):
+            if old.name != name:
+                old.unlink(missing_ok=True)
 
     def similarity(self, doc_id: str, query: np.ndarray) -> float | None:
         """Cosine of the query with the document's closest row (None when it has no vector)."""

@@ -12,6 +12,7 @@ from gantha.text.pali import fold
 TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
 TOP_PER_PREFIX = 20
 LAST = "\U0010ffff"  # above every character: ``>= p AND < p + LAST`` is a prefix range
+CHANNEL = "pali"  # the channel whose words the vocabulary holds: writes to other channels leave it as it is
 
 
 class Vocabulary:
