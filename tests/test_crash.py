@@ -59,7 +59,7 @@ def _complete(args: list[str], index: Path) -> float:
     started = time.monotonic()
     proc = _gantha(args, index)
     _, err = proc.communicate(timeout=900)
-    assert proc.returncode == 0, err[-2000:]
+    assert proc.returncode in (0, 3), err[-2000:]  # 3: done, with skipped items reported (Burmese, SuttaCentral)
     return time.monotonic() - started
 
 

@@ -1,10 +1,10 @@
 """The index a server answers from: opened once, reopened when another process changed it.
 
 A reopen (the tantivy reader, the lexicon, the vectors: seconds on the whole canon) runs in a
-background thread while requests go on being answered from the index already open; a request waits
-for it at most ``FRESH_WAIT`` seconds, so a small index is read back at once after a write and a large
-one never makes readers queue behind its reopening. After a reopen the next waits as long as it took,
-so an ingest that commits often keeps at most half a core busy reopening, not one reopen per commit.
+background thread while requests go on being answered from the index already open. Where opening
+takes less than ``FRESH_WAIT`` seconds (a small index), a request waits for it, so a write is read
+back at once; a large index never makes readers queue behind its reopening. After a reopen the next
+waits as long as it took, so an ingest that commits often keeps at most half a core busy reopening.
 The index replaced is closed ``RETIRE_AFTER`` seconds later, when no request can still be reading it.
 """
 
@@ -18,7 +18,7 @@ from gantha.config import settings
 from gantha.rag.agent import Agent, agent_from_settings
 from gantha.research import Research
 
-FRESH_WAIT = 0.5  # seconds a request waits for a reopen in progress before it is answered from the open index
+FRESH_WAIT = 1.0  # an index that opens faster than this is waited for; a slower one answers from the open one
 RETIRE_AFTER = 120.0  # seconds a replaced index stays open for the requests still reading it
 
 log = logging.getLogger(__name__)
@@ -36,18 +36,22 @@ class LiveIndex:
         self._reopened = threading.Event()  # set while no reopen is running
         self._reopened.set()
         self._next_reopen = 0.0  # monotonic time before which no reopen starts
+        self._opening = 0.0  # seconds the last open took
 
     def research(self) -> Research:
         current = self._research
         if current is None:
             with self._lock:  # the first request opens the index; the others wait for it once
                 if self._research is None:
+                    started = time.monotonic()
                     self._install(Research.open(self.location))
+                    self._opening = time.monotonic() - started
             assert self._research is not None
             return self._research
         if current.store.generation() != self._generation:
             self._start_reopen()
-            self._reopened.wait(FRESH_WAIT)
+            if self._opening < FRESH_WAIT:
+                self._reopened.wait(FRESH_WAIT)
         return self._research or current
 
     def _start_reopen(self) -> None:
@@ -72,7 +76,8 @@ class LiveIndex:
             log.warning("reopening the index at %s failed: %s", self.location, exc)
         finally:
             finished = time.monotonic()
-            self._next_reopen = finished + (finished - started)
+            self._opening = finished - started
+            self._next_reopen = finished + self._opening
             self._reopened.set()
 
     def _install(self, research: Research) -> None:
