@@ -11,13 +11,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import re
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,7 +22,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from common import INDEX, percentile
+from common import INDEX, percentile, serve
 
 PATHS = [
     "/api/v3/search?" + urlencode(params)
@@ -40,12 +37,6 @@ PATHS = [
     )
 ]
 CONCURRENCY = 8
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wrk(base: str, seconds: int) -> dict:
@@ -97,24 +88,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seconds", type=int, default=10)
     args = ap.parse_args()
-    port = _free_port()
-    env = {**os.environ, "GANTHA_INDEX": str(INDEX)}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gantha.api.cli", "serve", "--port", str(port), "--workers", str(args.workers)],
-        env=env,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
+    server, base = serve(str(INDEX), args.workers, PATHS)  # every worker's caches warmed
     try:
-        for _ in range(100):
-            try:
-                httpx.get(base + PATHS[0], timeout=2).raise_for_status()
-                break
-            except httpx.TransportError:
-                time.sleep(0.2)
-        for p in PATHS:  # warm every worker's caches
-            for _ in range(args.workers * 2):
-                httpx.get(base + p, timeout=10)
         result = _wrk(base, args.seconds) if shutil.which("wrk") else asyncio.run(_python_client(base, args.seconds))
         result.update(workers=args.workers, concurrency=CONCURRENCY, seconds=args.seconds)
         print(json.dumps(result, indent=2))

@@ -65,14 +65,17 @@ class LexicalSearch:
         The total and the aggregations (every form and compound: thousands of posting lists for dhamma) are
         counted beside the page, which is ranked among the paragraphs holding the lemma's own forms alone: a
         paragraph holding only its compounds scores nothing and would rank after all of them anyway."""
-        counting = _SIDE.submit(contextvars.copy_context().run, self.store.search, replace(sq, limit=0, offset=0))
         own = [replace(c, kind="set") for c in sq.scoring if c.field == "exact"]  # with compounds: its own forms
-        among_own = replace(sq, must=[c for c in sq.must if c.kind != "set"] + own, aggregate=())
-        page = self.store.search(among_own) if own else None
-        counted = counting.result()
+        if own:
+            count = replace(sq, limit=0, offset=0)
+            counting = _SIDE.submit(contextvars.copy_context().run, self.store.search, count)
+            page = self.store.search(replace(sq, must=[c for c in sq.must if c.kind != "set"] + own, aggregate=()))
+            counted = counting.result()
+        else:  # no compounds: the one query gives page, total and aggregations
+            counted = page = self.store.search(sq)
         if counted.total > LEMMA_RANKED:
             info.notes.append(f"{counted.total} matches: ranked by BM25 over the forms, not by the lemma's frequency")
-            if page is None or sq.offset + sq.limit > page.total:  # deep pages reach the compound-only paragraphs
+            if page.total < counted.total and sq.offset + sq.limit > page.total:  # deep: compound-only paragraphs
                 page = self.store.search(replace(sq, aggregate=()))
             return StoreResult(counted.total, page.hits, counted.aggregations)
         every = self.store.search(replace(sq, limit=max(counted.total, 1), offset=0, aggregate=()))
