@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     vector_corpora: str = Field(
         "cst:en,bible,md", description="corpora (or corpus:channel) that get vectors, comma-separated"
     )
+    taxonomy: Path | None = Field(
+        None, description="YAML taxonomy of topics (categories with descriptions and examples); default: the canon's"
+    )
     fusion: str = Field("rrf", description="hybrid fusion: rrf or weighted (7:3 lexical:vector)")
     workers: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)), description="server processes")
     request_timeout: float = Field(

@@ -45,6 +45,7 @@ class IngestSummary:
     coverage: dict[str, dict] = field(default_factory=dict)  # per collection, for aligned translations
     report: str | None = None  # the file listing what was skipped or left out
     embedded: dict | None = None  # the vectors refreshed after this source (summary of the embedding)
+    topics: dict | None = None  # the topics refreshed after it (gantha.topics.ClassifySummary)
 
     @property
     def ok(self) -> bool:

@@ -112,6 +112,20 @@ class TextRecord:
     pali_title: str = ""  # Satipaṭṭhānasutta
 
 
+@dataclass(slots=True)
+class TopicRecord:
+    """The topic of a document or chapter in the taxonomy (``gantha.topics``), with its confidence."""
+
+    coordinate: str  # cst/vin02m3.mul (a book) or cst/vin02m3.mul/ch3 (its third chapter)
+    corpus: str
+    book: str
+    chapter: int  # 0: the book itself
+    topic: str  # a category id of the taxonomy, or "uncategorized" below its threshold
+    confidence: float
+    tags: list[str] = field(default_factory=list)  # up to three other candidate categories (soft tags)
+    signature: str = ""  # the inputs it was computed from: the book's sources, the taxonomy, the method
+
+
 PALI_CHANNEL = ChannelInfo(
     "pali",
     "pali",
@@ -182,6 +196,8 @@ class SearchRequest(BaseModel):
     books: list[str] = Field(default_factory=list)
     categories: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list)  # taxonomy categories of the passage's chapter (or book)
+    topic_tags: list[str] = Field(default_factory=list)  # soft tags of its chapter (or book): any of them
     languages: list[str] = Field(default_factory=list)
     channels: list[str] = Field(default_factory=list)
     corpora: list[str] = Field(default_factory=list)

@@ -12,6 +12,7 @@ import contextlib
 import multiprocessing
 import os
 import shutil
+import sys
 import threading
 import time
 import uuid
@@ -21,6 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from gantha import topics
 from gantha.config import settings
 from gantha.ingest import embed_corpora, ingest_lexicon
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
@@ -47,8 +49,15 @@ def _run_isolated(task: Task, location: str) -> dict[str, Any]:
 def run_task(task: Task, store: Store) -> dict[str, Any]:
     """Do one task; return its result (raises on failure)."""
     if task.kind == "delete":
-        return _delete(store, task.params["corpus"], task.params["book"])
-    return _ingest(store, task)
+        result = _delete(store, task.params["corpus"], task.params["book"])
+    elif task.kind == "classify":
+        return asdict(topics.refresh(store, force=bool(task.params.get("force"))))
+    else:
+        result = _ingest(store, task)
+    if task.params.get("source") not in LEXICON_SOURCES:  # the topics of the documents that changed
+        store.tasks().update(task.id, message="classifying")
+        result["topics"] = asdict(topics.refresh(store))
+    return result
 
 
 def _ingest(store: Store, task: Task) -> dict[str, Any]:
@@ -117,8 +126,20 @@ class TaskRunner:
     def start(self) -> TaskRunner:
         self.store = open_store(self.location)
         self.store.tasks().recover()
+        self._classify_if_stale()
         self._thread.start()
         return self
+
+    def _classify_if_stale(self) -> None:
+        """Queue a classification when the taxonomy changed since the topics were computed."""
+        try:
+            if self.store is None or not topics.stale(self.store, topics.configured_taxonomy(), never=False):
+                return
+            queue = self.store.tasks()
+            if not any(t.kind == "classify" and t.state in ("queued", "running") for t in queue.list()):
+                queue.submit("classify", {})
+        except (topics.TaxonomyError, StoreError) as exc:  # reported, never the server's crash
+            print(f"gantha: topics not refreshed: {exc}", file=sys.stderr)
 
     def stop(self) -> None:
         self._stop.set()

@@ -97,6 +97,8 @@ class Toolbox:
         books: list[str] | None = None,
         categories: list[str] | None = None,
         tags: list[str] | None = None,
+        topics: list[str] | None = None,
+        topic_tags: list[str] | None = None,
         page_ref: str | None = None,
         limit: Limit = 10,
         offset: Offset = 0,
@@ -121,7 +123,10 @@ class Toolbox:
         "sutta", "section" or "book" answers whole texts (nodes: title, summary, size, confidence,
         evidence) for questions about a whole text; "auto" descends while a chapter holds most of the
         evidence. categories: mula
-        (root texts), atthakatha (commentaries), tika (subcommentaries), anya (others). An outcome of
+        (root texts), atthakatha (commentaries), tika (subcommentaries), anya (others). topics: categories
+        of the taxonomy (monastic-discipline, meditation, ethics-lay-life, doctrine-analysis, cosmology,
+        narratives-biography, devotional-verse, language-grammar, uncategorized) of a passage's chapter;
+        topic_tags: its soft tags; aggregations "topic" and "topic_tags" count the hits. An outcome of
         "unattested_form" means the word is a headword but never occurs in that form.
         """
         return self._search(
@@ -133,6 +138,8 @@ class Toolbox:
             books=books or [],
             categories=categories or [],
             tags=tags or [],
+            topics=topics or [],
+            topic_tags=topic_tags or [],
             page_ref=page_ref,
             limit=limit,
             offset=offset,

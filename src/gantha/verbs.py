@@ -188,7 +188,8 @@ VERBS = (
         "Nodes are the corpus (cst: its books), a book (cst/vin02m3.mul), its chapters (…/ch3) and their "
         "sections (…/ch3.2, …/ch3.2.1); a paragraph coordinate or a sutta reference names the smallest node "
         "holding it. Each node has its first and last paragraph, paragraphs, characters, the named text it "
-        "holds whole (MN 10) and an extractive summary (from the English where the canon has it). Use it to "
+        "holds whole (MN 10), an extractive summary (from the English where the canon has it) and its topic "
+        "in the taxonomy with a confidence (a section: its chapter's). Use it to "
         "see what a book or chapter is about before reading it with `chapter`.",
         OutlineParams,
         OutlineResult,

@@ -13,6 +13,7 @@ import sys
 import threading
 import typing
 from collections.abc import Callable
+from dataclasses import asdict
 from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -25,6 +26,7 @@ from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
+from gantha import topics
 from gantha.api.progress import tracker
 from gantha.api.render import SHOW, err, out, show_search
 from gantha.config import settings
@@ -195,6 +197,9 @@ def ingest(
         summaries = _ingest_all(path, _index(index), force, not as_json)
     else:
         summaries = [_ingest_one(source, _index(index), path, force, not as_json)]
+    if source not in LEXICON_SOURCES:  # the topics of the books that changed
+        with contextlib.closing(open_store(_index(index))) as store:
+            summaries[-1].topics = asdict(topics.refresh(store))
     if _report(summaries, as_json, _index(index), verbose):
         raise typer.Exit(3)
 
@@ -211,6 +216,12 @@ def search(
     book: Annotated[list[str] | None, typer.Option(help="book id(s), comma-separated or repeated")] = None,
     category: Annotated[list[str] | None, typer.Option(help="mula, atthakatha, tika, anya")] = None,
     tags: Annotated[list[str] | None, typer.Option(help="vinaya, sutta, abhidhamma, digha, …")] = None,
+    topic: Annotated[
+        list[str] | None, typer.Option(help="taxonomy categories: monastic-discipline, meditation, … uncategorized")
+    ] = None,
+    topic_tags: Annotated[
+        list[str] | None, typer.Option("--topic-tags", help="soft tags (taxonomy categories)")
+    ] = None,
     limit: Annotated[int, typer.Option(min=1, max=MAX_LIMIT)] = 10,
     offset: Annotated[int, typer.Option(min=0, max=10_000)] = 0,
     scheme: Annotated[str, typer.Option(help="input scheme of ASCII queries: auto, iast, velthuis, hk")] = "auto",
@@ -241,6 +252,8 @@ def search(
         books=book or [],
         categories=category or [],
         tags=tags or [],
+        topics=topic or [],
+        topic_tags=topic_tags or [],
         limit=limit,
         offset=offset,
         scheme=scheme,
@@ -314,6 +327,27 @@ def _verb_command(verb: Verb) -> None:
 
 for _verb in VERBS:
     _verb_command(_verb)
+
+
+@app.command()
+@cli_errors
+def classify(
+    force: Annotated[bool, typer.Option(help="classify every book again, current or not")] = False,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Give every document and chapter a topic of the taxonomy (GANTHA_TAXONOMY) where it has none current."""
+    with contextlib.closing(open_store(_index(index), create=False)) as store:
+        summary = topics.refresh(store, force=force)
+    if as_json:
+        return _print_json(asdict(summary))
+    counts = ", ".join(f"{k} {v}" for k, v in summary.topics.items())
+    out.print(
+        f"[green]classified[/green] {summary.books} books ({summary.unchanged} unchanged), {summary.nodes:,} "
+        f"nodes in {summary.seconds:.1f} s with {summary.taxonomy}\n  topics: {counts}",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 @app.command()

@@ -97,6 +97,8 @@ def show_search(res: SearchResponse) -> None:
     cats = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("category", []))
     books = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("book", [])[:6])
     out.print(f"categories: {cats}\nbooks: {books}", highlight=False)
+    if topics := ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("topic", [])):
+        out.print(f"topics: {topics}", highlight=False)
 
 
 def show_nodes(res: SearchResponse) -> None:
@@ -195,13 +197,18 @@ def show_outline(res: OutlineResult) -> None:
     size = f"{n.paragraphs:,} paragraphs" + (f", {n.characters:,} characters" if n.characters else "")
     sutta = f" [cyan]{n.sutta}[/cyan]" if n.sutta else ""
     out.print(f"[bold]{escape(n.title)}[/bold]{sutta} {n.coordinate}: {size}", highlight=False)
+    if n.topic:
+        tags = f" (tags: {', '.join(n.topic_tags)})" if n.topic_tags else ""
+        out.print(f"  topic: {n.topic} {n.topic_confidence:.2f}{tags}", highlight=False)
     if n.summary:
         out.print(f"  {escape(n.summary)}", highlight=False, soft_wrap=True)
     if res.children:
-        table = Table("node", "title", "paragraphs", "summary")
+        table = Table("node", "title", "paragraphs", "topic", "summary")
         for c in res.children:
             title = c.title + (f" ({c.sutta})" if c.sutta else "")
-            table.add_row(c.coordinate, escape(title), f"{c.paragraphs:,}", escape((c.summary or "")[:160]))
+            topic = f"{c.topic} {c.topic_confidence:.2f}" if c.topic else ""
+            summary = escape((c.summary or "")[:160])
+            table.add_row(c.coordinate, escape(title), f"{c.paragraphs:,}", topic, summary)
         out.print(table)
 
 

@@ -9,7 +9,9 @@ every corpus has one and the coordinates stay the same as long as the text does.
 coordinate or a sutta reference (``MN 10``) names the smallest node holding it.
 
 A node's summary is extractive (:func:`gantha.text.summary.central`): its opening sentence and its most
-central ones, from the aligned English where the canon has it, else from the text itself.
+central ones, from the aligned English where the canon has it, else from the text itself. A book's and a
+chapter's topic in the taxonomy (:mod:`gantha.topics`) is shown with its confidence; a section shows its
+chapter's.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from gantha.model import Passage, TextRecord
+from gantha.model import Passage, TextRecord, TopicRecord
 from gantha.search.errors import SearchError
 from gantha.text.pali import fold
 from gantha.text.sentences import split
@@ -46,6 +48,9 @@ class OutlineNode(BaseModel):
     sutta: str | None = None  # the named text this node holds whole, "MN 10"
     summary: str | None = None
     summary_channel: str | None = None  # the channel the summary was taken from: en, pali …
+    topic: str | None = None  # its category in the taxonomy (a book's or chapter's), or "uncategorized"
+    topic_confidence: float | None = None
+    topic_tags: list[str] = Field(default_factory=list)  # soft tags: the other candidate categories
 
 
 class OutlineResult(BaseModel):
@@ -287,6 +292,7 @@ class OutlineVerbs:
 
     def _shower(self, corpus: str, book: str, summaries: bool):  # type: ignore[no-untyped-def]
         tree, channel = self._book_tree(corpus, book)
+        topics = {t.chapter: t for t in self.store.topics(corpus, book)}
 
         def show(node: _Node, with_summary: bool) -> OutlineNode:
             path, up = [], node
@@ -309,6 +315,7 @@ class OutlineVerbs:
                 sutta=node.sutta,
                 summary=summary,
                 summary_channel=source,
+                **_topic(topics.get(node.key[0] if node.key else 0)),  # a section: its chapter's
             )
 
         return show
@@ -335,6 +342,7 @@ class OutlineVerbs:
         return result
 
     def _corpus_outline(self, corpus: str) -> OutlineResult:
+        topics = {t.book: t for t in self.store.topics(corpus) if t.chapter == 0}
         records = sorted(self.store.books(corpus, channel=None).values(), key=lambda r: r.info.book)
         seen: dict[str, OutlineNode] = {}
         for r in records:
@@ -345,6 +353,7 @@ class OutlineVerbs:
                     title=r.info.title,
                     path=list(r.info.group_path),
                     paragraphs=r.passages,
+                    **_topic(topics.get(r.info.book)),
                 )
         books = list(seen.values())
         node = OutlineNode(
@@ -355,3 +364,10 @@ class OutlineVerbs:
             children=len(books),
         )
         return OutlineResult(node=node, children=books)
+
+
+def _topic(record: TopicRecord | None) -> dict:
+    """The topic fields of an outline node (a book or a chapter) from its stored topic."""
+    if record is None:
+        return {}
+    return {"topic": record.topic, "topic_confidence": record.confidence, "topic_tags": record.tags}

@@ -83,15 +83,30 @@ class MeaningSearch:
                 "`gantha embed` (corpora in GANTHA_VECTOR_CORPORA)",
             )
         filters = self.planner.filters(req)
+        scopes = self.planner.scopes(req)
         deadline.check()
-        return self.semantic.search(
+        books = filters.get("book")
+        if scopes:  # topics: their books searched, then the chapters kept
+            books = sorted({b for _, b, _ in scopes} & set(books or {b for _, b, _ in scopes}))
+        found = self.semantic.search(
             req.q,
-            depth,
+            depth * (4 if scopes else 1),
             corpora=filters.get("corpus"),
             channels=filters.get("channel"),
             languages=filters.get("language"),
-            books=filters.get("book"),
+            books=books or (["none"] if scopes else None),
         )
+        if scopes:
+            passages = self.store.get_ids([d for d, _ in found])
+            allowed = {(c, b): set(chapters) for c, b, chapters in scopes}
+            found = [
+                (d, score)
+                for d, score in found
+                if (p := passages.get(d)) is not None
+                and (chapters := allowed.get((p.corpus, p.book))) is not None
+                and (not chapters or p.chapter in chapters)
+            ][:depth]
+        return found
 
     def search_fused(
         self,

@@ -17,6 +17,7 @@ from gantha.search.words import Inflection
 from gantha.store.base import Clause, Store, StoreQuery
 from gantha.text.pali import canon_word, fold, normalize_query_text
 from gantha.text.refs import EDITIONS, parse_page_ref
+from gantha.topics import scope
 
 MAX_PREFIXES, MIN_PREFIX = 4, 2  # prefix* terms of one query (a one-letter prefix expands to ~1/20 of the words)
 MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
@@ -99,6 +100,10 @@ class Planner:
             filters["granularity"] = ["paragraph"]
         return filters
 
+    def scopes(self, req: SearchRequest) -> list[tuple[str, str, tuple[int, ...]]]:
+        """The books and chapters the topic filters select (none: no topic filter)."""
+        return scope.scopes(self.store, comma_list(req.topics), comma_list(req.topic_tags))
+
     def plan(self, req: SearchRequest, own_forms: list[str] | None = None) -> tuple[StoreQuery, QueryInfo, ParsedQuery]:
         """The store query for a request, with the explanation shown to the caller. ``bold_forms``: the
         forms whose bold occurrences rank first (default: all of ``req.forms``)."""
@@ -119,6 +124,7 @@ class Planner:
 
         sq = StoreQuery(limit=req.limit, offset=req.offset, filters=self.filters(req), order=req.order)
         sq.tag_groups = tag_groups(req.tags)
+        sq.scopes = self.scopes(req)
         if "language" not in sq.filters and "channel" not in sq.filters:
             sq.filters["primary"] = ["yes"]  # originals, not aligned translations, unless a language is asked
         words = {t: [t] for t in analysed.terms}
@@ -182,4 +188,7 @@ class Planner:
             }
             info.bold_ranking = False
         info.filters = {k: v for k, v in sq.filters.items()}
+        for name, values in (("topic", req.topics), ("topic_tags", req.topic_tags)):
+            if values := comma_list(values):
+                info.filters[name] = values
         return sq, info, analysed

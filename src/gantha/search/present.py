@@ -13,6 +13,7 @@ from gantha.search.highlight import snippet
 from gantha.search.plan import DEFAULT_CORPUS
 from gantha.store.base import Store
 from gantha.text.pali import fold
+from gantha.topics import scope
 
 CHAPTER_BUCKETS = 30  # chapters listed in the aggregation by chapter (the densest)
 ORIGINALS = {"cst": "pali"}  # corpus → its original channel: aligned translations there stand for it
@@ -72,6 +73,8 @@ class Presenter:
                     )
 
     def buckets(self, aggregations: dict[str, list[tuple[str, int]]]) -> dict[str, list[Bucket]]:
+        if "chapter" in aggregations:  # hits per topic and soft tag, from their chapters' (or books') topics
+            aggregations = {**aggregations, **scope.aggregations(self.store, aggregations["chapter"])}
         records = self.store.books(channel=None).values()
         titles = {rec.info.book: rec.info.title for rec in records}
         corpora = {rec.info.book: rec.info.corpus for rec in records}
@@ -82,6 +85,10 @@ class Presenter:
             ]
             for name, buckets in aggregations.items()
         }
+        if "topic" in out:
+            names = scope.labels(self.store)
+            for bucket in [*out["topic"], *out["topic_tags"]]:
+                bucket.title = names.get(bucket.key)
         for bucket in out.get("chapter", []):  # "vin02m3.mul/ch3" → "Cūḷavaggapāḷi › 3. Samuccayakkhandhakaṃ"
             book, _, number = bucket.key.rpartition("/ch")
             heading = self.store.chapter_title(corpora.get(book, DEFAULT_CORPUS), book, int(number))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage, TextRecord
+from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage, TextRecord, TopicRecord
 
 if TYPE_CHECKING:
     from gantha.store.lexicon import Lexicon
@@ -56,6 +56,8 @@ class StoreQuery:
     filters: dict[str, list[str]] = field(default_factory=dict)
     book_pattern: str | None = None  # regular expression over book ids
     tag_groups: list[list[str]] = field(default_factory=list)  # any group whose tags a passage has all of
+    # passages of any of these books (corpus, book), each in any chapter (``()``) or in these chapter numbers
+    scopes: list[tuple[str, str, tuple[int, ...]]] = field(default_factory=list)
     limit: int = 10  # 0: no page, only the total and the aggregations
     offset: int = 0
     order: Literal["score", "reading"] = "score"
@@ -193,6 +195,14 @@ class Store(Protocol):
 
     def get_meta(self, key: str) -> str | None: ...
 
+    def set_topics(self, corpus: str, book: str, rows: list[TopicRecord]) -> None:
+        """Replace the topics of one book (the book and its chapters)."""
+        ...
+
+    def topics(self, corpus: str | None = None, book: str | None = None) -> list[TopicRecord]:
+        """The topics of classified documents and chapters (none if the index was never classified)."""
+        ...
+
     def set_meta(self, key: str, value: str) -> None: ...
 
     def fix_chinese_terms(self, terms: list[str]) -> None: ...
@@ -275,5 +285,9 @@ class Vectors(Protocol):
         ...
 
     def similarity(self, doc_id: str, query: Any) -> float | None: ...
+
+    def mean(self, doc_ids: list[str]) -> Any:
+        """The unit-length mean of the rows of these documents (None when none has a vector)."""
+        ...
 
     def search(self, query: Any, k: int = 10, **filters: Any) -> list[tuple[str, float]]: ...

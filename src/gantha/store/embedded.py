@@ -143,6 +143,10 @@ class _Compiler:
                 for group in q.tag_groups
             ]
             filters.append(tantivy.Query.boolean_query([(tantivy.Occur.Should, g) for g in groups]))
+        if q.scopes:  # books, or chapters of books: (corpus and book and any of its chapters) or …
+            filters.append(
+                tantivy.Query.boolean_query([(tantivy.Occur.Should, self.scope(*scope)) for scope in q.scopes])
+            )
         parts += [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in filters]
         if not any(occur != tantivy.Occur.MustNot for occur, _ in parts):
             parts.append((tantivy.Occur.Must, tantivy.Query.all_query()))
@@ -152,6 +156,13 @@ class _Compiler:
             first = tantivy.Query.boolean_query([(tantivy.Occur.Should, self.clause(c)) for c in q.rank_first])
             parts.append((tantivy.Occur.Should, tantivy.Query.const_score_query(first, RANK_FIRST_SCORE)))
         return tantivy.Query.boolean_query(parts)
+
+    def scope(self, corpus: str, book: str, chapters: tuple[int, ...]) -> tantivy.Query:
+        parts = [tantivy.Query.term_query(self.schema, name, v) for name, v in (("corpus", corpus), ("book", book))]
+        if chapters:
+            numbers = [tantivy.Query.term_query(self.schema, "chapter", n) for n in chapters]
+            parts.append(tantivy.Query.boolean_query([(tantivy.Occur.Should, n) for n in numbers]))
+        return tantivy.Query.boolean_query([(tantivy.Occur.Must, p) for p in parts])
 
     def aggregate(self, searcher: tantivy.Searcher, q: StoreQuery) -> dict[str, list[tuple[str, int]]]:
         return self.counted(searcher, q)[0]

@@ -582,6 +582,13 @@ class _Plan:
         if q.tag_groups:
             groups = " OR ".join(f"d.tags @> {self._arg(list(g))}::text[]" for g in q.tag_groups)
             out.append(f"({groups})")
+        if q.scopes:
+            scopes = " OR ".join(
+                f"(d.corpus = {self._arg(corpus)} AND d.book = {self._arg(book)}"
+                + (f" AND d.chapter = ANY({self._arg(list(chapters))}::int[]))" if chapters else ")")
+                for corpus, book, chapters in q.scopes
+            )
+            out.append(f"({scopes})")
         return " AND ".join(out) or "TRUE"
 
     def _candidates(self) -> str:
@@ -615,7 +622,8 @@ class _Plan:
                 f"{head}, matched AS (SELECT {columns}, a.score, a.first FROM agg a "
                 f"JOIN docs d ON d.id = a.doc WHERE a.selected AND NOT a.excluded AND {self.filters})"
             )
-        base = 0.0 if self.q.filters or self.q.tag_groups else 1.0  # as tantivy scores its filters and all-query
+        filtered = self.q.filters or self.q.tag_groups or self.q.scopes
+        base = 0.0 if filtered else 1.0  # as tantivy scores its filters and all-query
         return (
             f"{head}, matched AS (SELECT {columns}, {base} + COALESCE(a.score, 0) AS score, "
             f"COALESCE(a.first, FALSE) AS first FROM docs d LEFT JOIN agg a ON a.doc = d.id "
@@ -751,6 +759,19 @@ class PgVectors:
             (_literal(query), self.embedder, doc_id),
         )
         return None if not rows or rows[0][0] is None else float(rows[0][0])
+
+    def mean(self, doc_ids: list[str]) -> np.ndarray | None:
+        """The unit-length mean of the rows of these documents (None when none has a vector)."""
+        wanted = [d for d in doc_ids if d in self._rows]
+        if not wanted:
+            return None
+        rows = self.store.db.query(
+            "SELECT avg(embedding)::text FROM vectors WHERE embedder=? AND doc_id = ANY(?)", (self.embedder, wanted)
+        )
+        if not rows or rows[0][0] is None:
+            return None
+        v = np.asarray(orjson.loads(rows[0][0]), dtype=np.float32)
+        return v / max(float(np.linalg.norm(v)), 1e-12)
 
     def search(
         self,

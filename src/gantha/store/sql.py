@@ -50,6 +50,12 @@ class Database:
                 if statement:
                     self.execute(statement)
 
+    def has_table(self, name: str) -> bool:
+        """Whether a table of this name exists."""
+        if self.dialect == "sqlite":
+            return bool(self.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)))
+        return self.query("SELECT to_regclass(?) IS NOT NULL", (name,))[0][0]
+
     def close(self) -> None:
         raise NotImplementedError
 

@@ -1,6 +1,6 @@
-"""The side tables every backend keeps in SQL beside its documents: books, named texts, metadata, and the
-vocabulary (:mod:`gantha.store.vocabulary`). One implementation over :class:`~gantha.store.sql.Database`,
-so the embedded store (SQLite) and the PostgreSQL store answer alike."""
+"""The side tables every backend keeps in SQL beside its documents: books, named texts, metadata, the
+vocabulary (:mod:`gantha.store.vocabulary`) and the topics (:mod:`gantha.store.topics`). One implementation
+over :class:`~gantha.store.sql.Database`, so the embedded store (SQLite) and the PostgreSQL store answer alike."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import orjson
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, TextRecord
 from gantha.store.base import BookRecord, StoreError
 from gantha.store.sql import Database
+from gantha.store.topics import TopicTable
 from gantha.store.vocabulary import Vocabulary
 from gantha.text import chinese
 
@@ -48,8 +49,8 @@ def upsert(table: str, columns: str, key: str) -> str:
     return f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT ({key}) DO UPDATE SET {updates}"
 
 
-class TableStore(Vocabulary):
-    """Books, texts, metadata and vocabulary over a database (a base of both backends)."""
+class TableStore(Vocabulary, TopicTable):
+    """Books, texts, metadata, vocabulary and topics over a database (a base of both backends)."""
 
     db: Database
 
@@ -76,6 +77,7 @@ class TableStore(Vocabulary):
         """Drop what is cached of the tables (after a write, or when another process wrote)."""
         self._books_cache = None
         self._texts_cache = None
+        self._forget_topics()
 
     # --- books ---------------------------------------------------------------------------------
 

@@ -158,6 +158,14 @@ class VectorIndex:
             return None
         return float(np.max(self.matrix[rows] @ query.astype(np.float32)))
 
+    def mean(self, doc_ids: list[str]) -> np.ndarray | None:
+        """The unit-length mean of the rows of these documents (None when none has a vector)."""
+        rows = [i for d in doc_ids for i in self._rows.get(d, ())]
+        if not rows:
+            return None
+        v = self.matrix[rows].mean(axis=0)
+        return v / max(float(np.linalg.norm(v)), 1e-12)
+
     def search(
         self,
         query: np.ndarray,

@@ -44,6 +44,17 @@ def router(index: LiveIndex) -> APIRouter:
             Query(description="comma-separated: mula (pali), atthakatha (commentary), tika (subcommentary), anya"),
         ] = None,
         tags: Annotated[str | None, Query(description="comma-separated tags, e.g. vinaya,sutta,digha")] = None,
+        topic: Annotated[
+            str | None,
+            Query(
+                description="comma-separated taxonomy categories of the passage's chapter (or book): "
+                "monastic-discipline, meditation, ethics-lay-life, doctrine-analysis, cosmology, "
+                "narratives-biography, devotional-verse, language-grammar, uncategorized"
+            ),
+        ] = None,
+        topic_tags: Annotated[
+            str | None, Query(description="comma-separated soft tags (taxonomy categories): any of them")
+        ] = None,
         book: Annotated[str | None, Query(description="comma-separated book ids, e.g. vin02m3.mul")] = None,
         page_refs: Annotated[str | None, Query(description="a page reference: P2.0031, P2.31, PTS Vin II 31")] = None,
         page: Annotated[int, Query(ge=1, le=MAX_OFFSET)] = 1,
@@ -75,6 +86,8 @@ def router(index: LiveIndex) -> APIRouter:
             books=[book] if book else [],
             categories=[category] if category else [],
             tags=[tags] if tags else [],
+            topics=comma_list(topic),
+            topic_tags=comma_list(topic_tags),
             languages=[language] if language else [],
             resource_types=comma_list(resource_type),
             granularity=granularity,

@@ -1,0 +1,61 @@
+"""The topics table: each document's and chapter's category in the taxonomy, kept in SQL beside the books.
+
+Created on the first write, so an index that was never classified is opened (and read) as it is."""
+
+from __future__ import annotations
+
+import orjson
+
+from gantha.model import TopicRecord
+from gantha.store.sql import Database
+
+TOPICS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS topics (coordinate TEXT PRIMARY KEY, corpus TEXT, book TEXT, chapter INTEGER,
+    topic TEXT, confidence REAL, tags TEXT, signature TEXT);
+CREATE INDEX IF NOT EXISTS topics_book ON topics (corpus, book)
+"""
+_COLUMNS = "coordinate, corpus, book, chapter, topic, confidence, tags, signature"
+
+
+class TopicTable:
+    """Topics over ``db``, cached in memory until the next write (``_forget_topics``)."""
+
+    db: Database
+    _topics_cache: list[TopicRecord] | None = None
+
+    def _forget_topics(self) -> None:
+        self._topics_cache = None
+
+    def set_topics(self, corpus: str, book: str, rows: list[TopicRecord]) -> None:
+        """Replace the topics of one book (the book and its chapters) with these, in one transaction."""
+        if not self.db.has_table("topics"):
+            self.db.script(TOPICS_SCHEMA)
+        with self.db.transaction():
+            self.db.execute("DELETE FROM topics WHERE corpus=? AND book=?", (corpus, book))
+            self.db.insert(
+                "topics",
+                [_row(r) for r in rows],
+                8,
+            )
+        self._forget_topics()
+
+    def topics(self, corpus: str | None = None, book: str | None = None) -> list[TopicRecord]:
+        """Topics of every classified document and chapter (of one corpus, one book), in book order."""
+        if self._topics_cache is None:
+            rows = (
+                self.db.query(f"SELECT {_COLUMNS} FROM topics ORDER BY corpus, book, chapter")
+                if self.db.has_table("topics")
+                else []
+            )
+            self._topics_cache = [
+                TopicRecord(c, corpus_, book_, int(ch), topic, float(conf), orjson.loads(tags), sig)
+                for c, corpus_, book_, ch, topic, conf, tags, sig in rows
+            ]
+        return [
+            r for r in self._topics_cache if (corpus is None or r.corpus == corpus) and (book is None or r.book == book)
+        ]
+
+
+def _row(r: TopicRecord) -> tuple:
+    tags = orjson.dumps(r.tags).decode()
+    return (r.coordinate, r.corpus, r.book, r.chapter, r.topic, r.confidence, tags, r.signature)
