@@ -117,6 +117,9 @@ QUERIES = {
     "a page of an edition": StoreQuery(
         must=[Clause("page_refs", ["P2.0031"])], rank_first=[Clause("page_starts", ["P2.0031"])], book_pattern="vin"
     ),
+    "books and chapters (topic scopes)": StoreQuery(
+        must=[Clause("fold", ["bhikkhu"])], scopes=[("cst", "vin02m3.mul", (1, 3)), ("cst", "vin02a3.att", ())]
+    ),
     "filters only": StoreQuery(filters={"book": ["vin02a3.att"], "channel": ["pali"]}, limit=5),
     "deep page": StoreQuery(must=[Clause("fold", ["bhikkhu"])], limit=7, offset=40),
 }

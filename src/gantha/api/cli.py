@@ -186,6 +186,7 @@ def ingest(
     index: IndexOpt = None,
     force: Annotated[bool, typer.Option(help="re-ingest books whose files are unchanged")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="list every item skipped or left out")] = False,
+    classify: Annotated[bool, typer.Option(help="then give the changed books their topics (gantha classify)")] = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Index a source (resumable: unchanged books are skipped); `all` reads a folder laid out like shared/data."""
@@ -197,7 +198,7 @@ def ingest(
         summaries = _ingest_all(path, _index(index), force, not as_json)
     else:
         summaries = [_ingest_one(source, _index(index), path, force, not as_json)]
-    if source not in LEXICON_SOURCES:  # the topics of the books that changed
+    if classify and source not in LEXICON_SOURCES:  # the topics of the books that changed
         with contextlib.closing(open_store(_index(index))) as store:
             summaries[-1].topics = asdict(topics.refresh(store))
     if _report(summaries, as_json, _index(index), verbose):
