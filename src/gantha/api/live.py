@@ -64,7 +64,7 @@ class LiveIndex:
     def _reopen(self) -> None:
         started = time.monotonic()
         try:
-            research = Research.open(self.location)
+            research = Research.open(self.location, previous=self._research)
             with self._lock:
                 old = self._research
                 self._install(research)

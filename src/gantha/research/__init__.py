@@ -60,32 +60,47 @@ class Research(
     """The research verbs over one index and its lexicon."""
 
     @classmethod
-    def open(cls, location: str | Path, embedder: str | None = None, fusion: str | None = None) -> Research:
+    def open(
+        cls,
+        location: str | Path,
+        embedder: str | None = None,
+        fusion: str | None = None,
+        previous: Research | None = None,
+    ) -> Research:
         """The verbs over the index at ``location`` (a folder or a database URL); embedder and fusion
-        default to the settings."""
+        default to the settings. ``previous``, the same index opened before, lends what has not changed
+        since: its vectors, its word families and their caches."""
         s = settings()
         store = open_store(location, create=False)
         problem = None
         try:
-            semantic = SemanticRoute.open(store, embedder or s.embedder)
+            semantic = SemanticRoute.open(store, embedder or s.embedder, previous and previous.searcher.semantic)
         except VectorsUnreadable as exc:  # lexical search and the verbs answer; meaning search says why not
             semantic, problem = None, str(exc)
         try:
             lexicon, lexicon_problem = store.lexicon(), None
         except LexiconUnreadable as exc:  # search answers, without inflections and dictionary meanings
             lexicon, lexicon_problem = Lexicon(SqliteDatabase(Path(":memory:"))), str(exc)
-        research = cls(store, lexicon, semantic, fusion or s.fusion)
+        words = previous.words.reopened(lexicon, store) if previous is not None and not lexicon_problem else None
+        research = cls(store, lexicon, semantic, fusion or s.fusion, words)
         research.searcher.vector_problem = problem
         research.problems = [p for p in (problem, lexicon_problem) if p]
         return research
 
-    def __init__(self, store: Store, lexicon: Lexicon, semantic: SemanticRoute | None = None, fusion: str = "rrf"):
+    def __init__(
+        self,
+        store: Store,
+        lexicon: Lexicon,
+        semantic: SemanticRoute | None = None,
+        fusion: str = "rrf",
+        words: Words | None = None,
+    ):
         self.store = store
         self.lexicon = lexicon
         judge = (
             Judge(EmbeddingReranker(semantic.embedder, semantic.vectors), Calibration.load(store)) if semantic else None
         )
-        self.words = Words(lexicon, store)
+        self.words = words or Words(lexicon, store)
         inflect = self.words.inflection if lexicon is not None else None
         self.searcher = Searcher(store, semantic, fusion, judge, inflect=inflect)
         self.pipeline = Pipeline(store, lexicon, self.searcher, self)

@@ -60,7 +60,8 @@ class LexicalSearch:
     def _by_lemma(self, sq: StoreQuery, forms: set[str], info: QueryInfo) -> StoreResult:
         """Every match ranked by the lemma's frequency in it (BM25 with all its forms counted as one word,
         so a paragraph that repeats parivāsaṃ twenty times outranks one naming five rare compounds once),
-        bold occurrences first; beyond ``LEMMA_RANKED`` matches, tantivy's BM25 over the lemma's own forms.
+        bold occurrences first; beyond ``LEMMA_RANKED`` matches, tantivy's BM25 of each form with its rarity
+        divided out (a ``forms`` clause).
 
         The total and the aggregations (every form and compound: thousands of posting lists for dhamma) are
         counted beside the page, which is ranked among the paragraphs holding the lemma's own forms alone: a

@@ -19,6 +19,7 @@ from gantha.text.pali import canon_word, fold, normalize_query_text
 from gantha.text.refs import EDITIONS, parse_page_ref
 from gantha.topics import scope
 
+MAX_SCORED_FORMS = 400  # a lemma with more forms and compounds is ranked by its own forms alone (speed)
 MAX_PREFIXES, MIN_PREFIX = 4, 2  # prefix* terms of one query (a one-letter prefix expands to ~1/20 of the words)
 MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
 DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
@@ -163,10 +164,10 @@ class Planner:
         sq.rank_first += [Clause(bold_field, [p], "prefix") for p in analysed.prefixes]
         if forms and own_forms and len(forms) > len(own_forms):  # a lemma with its compounds: match any
             sq.must.append(Clause("exact", forms, "set"))  # (thousands for dhamma), rank by its own forms
-            sq.scoring.append(Clause("exact", own_forms))
+            sq.scoring.append(Clause("exact", forms if len(forms) <= MAX_SCORED_FORMS else own_forms, "forms"))
             sq.rank_first.append(Clause("bold_exact", own_forms))
         elif forms:
-            sq.must.append(Clause("exact", forms))
+            sq.must.append(Clause("exact", forms, "forms"))
             sq.rank_first.append(Clause("bold_exact", own_forms or forms))
         if req.bold_only:  # at least one searched word must stand in bold
             sq.should = list(sq.rank_first)

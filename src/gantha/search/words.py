@@ -74,6 +74,20 @@ class Words:
         self.family = lru_cache(maxsize=1024)(self._family)
         self.inflection = lru_cache(maxsize=4096)(self._inflection)
         self._lemmas = lru_cache(maxsize=4096)(self._lemmas_uncached)
+        self._stamp = self._stamp_of(lexicon, store)
+
+    @staticmethod
+    def _stamp_of(lexicon: Lexicon, store: Store) -> tuple:
+        """What every family and lemma depends on: the vocabulary's tabulation and the lexicon's sources."""
+        return store.vocabulary_stamp(), tuple(sorted(lexicon.sources().items()))
+
+    def reopened(self, lexicon: Lexicon, store: Store) -> Words:
+        """The words of the same index opened again: these, with every cache, while neither the vocabulary nor
+        the lexicon changed (a write to another channel); new ones otherwise."""
+        if self._stamp_of(lexicon, store) != self._stamp:
+            return Words(lexicon, store)
+        self.lexicon, self.store, self.compounds.store = lexicon, store, store
+        return self
 
     @cached_property
     def headwords(self) -> frozenset[str]:

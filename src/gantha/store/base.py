@@ -30,12 +30,14 @@ FILTER_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "g
 
 @dataclass(slots=True)
 class Clause:
-    """One condition on an analysed field: a term (any of ``tokens``, ranked by BM25), a set (any of
-    ``tokens``, unranked: fast for thousands), a phrase, or a prefix, suffix or infix."""
+    """One condition on an analysed field: a term (any of ``tokens``, ranked by BM25), forms (any of
+    ``tokens``, the forms of one word: ranked by BM25 without their rarity, so a paragraph repeating a common
+    form outranks one naming a rare form once), a set (any of ``tokens``, unranked: fast for thousands), a
+    phrase, or a prefix, suffix or infix."""
 
     field: str
     tokens: list[str]
-    kind: Literal["term", "set", "phrase", "prefix", "suffix", "infix"] = "term"
+    kind: Literal["term", "forms", "set", "phrase", "prefix", "suffix", "infix"] = "term"
 
 
 @dataclass(slots=True)
@@ -218,6 +220,10 @@ class Store(Protocol):
     # --- vocabulary of the Pali original -------------------------------------------------------------
     def rebuild_vocabulary(self) -> int: ...
 
+    def vocabulary_stamp(self) -> str:
+        """Changes whenever the vocabulary is tabulated again (what a reader's word caches depend on)."""
+        ...
+
     def vocabulary(self, prefix: str, limit: int = 10) -> list[tuple[str, str, int]]:
         """Words whose folded form starts with ``prefix``: (folded, form, paragraphs), most frequent first."""
         ...
@@ -235,8 +241,9 @@ class Store(Protocol):
         """The word analyses, ending tables and dictionaries loaded beside this index."""
         ...
 
-    def vectors(self, embedder: str, dim: int) -> Vectors:
-        """The vectors one embedder built for this index (empty if none yet)."""
+    def vectors(self, embedder: str, dim: int, previous: Vectors | None = None) -> Vectors:
+        """The vectors one embedder built for this index (empty if none yet); ``previous``, the same vectors
+        opened before, may lend what has not changed since."""
         ...
 
     def vector_sets(self) -> list[str]:

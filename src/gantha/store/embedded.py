@@ -16,6 +16,7 @@ simply ingested again (deleting its partial documents first), so re-running neve
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 from collections.abc import Iterable
@@ -90,7 +91,11 @@ class _Compiler:
     def __init__(self, schema: tantivy.Schema):
         self.schema = schema
 
-    def clause(self, c: Clause, scored: bool = True) -> tantivy.Query:
+    def clause(self, c: Clause, scored: bool = True, searcher: tantivy.Searcher | None = None) -> tantivy.Query:
+        if c.kind == "forms" and scored and searcher is not None:  # each form's BM25 without its rarity
+            return tantivy.Query.boolean_query(
+                [(tantivy.Occur.Should, self._unrare(searcher, c.field, t)) for t in c.tokens]
+            )
         if c.kind == "phrase" and len(c.tokens) > 1:
             return tantivy.Query.phrase_query(self.schema, c.field, c.tokens)
         if c.kind in ("prefix", "suffix", "infix"):
@@ -110,15 +115,26 @@ class _Compiler:
             return tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms])
         return tantivy.Query.term_set_query(self.schema, c.field, c.tokens)
 
-    def query(self, q: StoreQuery, *, with_ranking: bool = True) -> tantivy.Query:
+    def _unrare(self, searcher: tantivy.Searcher, field: str, token: str) -> tantivy.Query:
+        """A term query whose BM25 is divided by the term's inverse document frequency (as tantivy reckons it)."""
+        n, df = searcher.num_docs, searcher.doc_freq(field, token)
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        query = tantivy.Query.term_query(self.schema, field, token)
+        return tantivy.Query.boost_query(query, 1 / idf) if df and idf > 0 else query
+
+    def query(
+        self, q: StoreQuery, *, with_ranking: bool = True, searcher: tantivy.Searcher | None = None
+    ) -> tantivy.Query:
+        """The query; ``searcher`` (needed to rank ``forms`` clauses) gives the terms' document frequencies."""
+        ranked = searcher if with_ranking else None
         parts: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        parts += [(tantivy.Occur.Must, self.clause(c, with_ranking)) for c in q.must]
+        parts += [(tantivy.Occur.Must, self.clause(c, with_ranking, ranked)) for c in q.must]
         if q.should:
-            should = [(tantivy.Occur.Should, self.clause(c, with_ranking)) for c in q.should]
+            should = [(tantivy.Occur.Should, self.clause(c, with_ranking, ranked)) for c in q.should]
             parts.append((tantivy.Occur.Must, tantivy.Query.boolean_query(should)))
         if q.alternatives:
             groups = [
-                tantivy.Query.boolean_query([(tantivy.Occur.Must, self.clause(c, with_ranking)) for c in group])
+                tantivy.Query.boolean_query([(tantivy.Occur.Must, self.clause(c, with_ranking, ranked)) for c in group])
                 for group in q.alternatives
                 if group
             ]
@@ -151,7 +167,7 @@ class _Compiler:
         if not any(occur != tantivy.Occur.MustNot for occur, _ in parts):
             parts.append((tantivy.Occur.Must, tantivy.Query.all_query()))
         if with_ranking:
-            parts += [(tantivy.Occur.Should, self.clause(c)) for c in q.scoring]
+            parts += [(tantivy.Occur.Should, self.clause(c, True, ranked)) for c in q.scoring]
         if with_ranking and q.rank_first:
             first = tantivy.Query.boolean_query([(tantivy.Occur.Should, self.clause(c)) for c in q.rank_first])
             parts.append((tantivy.Occur.Should, tantivy.Query.const_score_query(first, RANK_FIRST_SCORE)))
@@ -344,7 +360,7 @@ class EmbeddedStore(FolderServices, TableStore):
             if total is None:
                 total = searcher.search(self._compiler.query(q, with_ranking=False), limit=1, count=True).count
             return StoreResult(total or 0, [], aggregations)
-        query = self._compiler.query(q)
+        query = self._compiler.query(q, searcher=searcher)
         if q.order == "reading":
             return self._search_reading(searcher, q, query)
         aggregations = self._aggregate(searcher, q)

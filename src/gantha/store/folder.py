@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
 
-from gantha.store.base import LexiconUnreadable, VectorsUnreadable
+from gantha.store.base import LexiconUnreadable, Vectors, VectorsUnreadable
 from gantha.store.lexicon import Lexicon
 from gantha.store.queue import TaskQueue
 from gantha.store.sql import SqliteDatabase
@@ -35,9 +35,9 @@ class FolderServices:
     def lexicon(self) -> Lexicon:
         return self._lexicon
 
-    def vectors(self, embedder: str, dim: int) -> VectorIndex:
+    def vectors(self, embedder: str, dim: int, previous: Vectors | None = None) -> VectorIndex:
         try:
-            return VectorIndex(self.path, embedder, dim)
+            return VectorIndex(self.path, embedder, dim, previous if isinstance(previous, VectorIndex) else None)
         except (OSError, ValueError, KeyError, EOFError, TypeError) as exc:  # a damaged side file: say so
             folder = VectorIndex.folder(self.path, embedder)
             raise VectorsUnreadable(

@@ -35,7 +35,7 @@ from platformdirs import user_data_dir
 from gantha import deadline
 from gantha.model import Passage
 from gantha.store import vocabulary
-from gantha.store.base import BookRecord, Clause, IndexBusy, StoreError, StoreHit, StoreQuery, StoreResult
+from gantha.store.base import BookRecord, Clause, IndexBusy, StoreError, StoreHit, StoreQuery, StoreResult, Vectors
 from gantha.store.lexicon import Lexicon
 from gantha.store.queue import TaskQueue
 from gantha.store.sql import DatabaseError, PostgresDatabase, redacted
@@ -432,7 +432,7 @@ class PostgresStore(TableStore):
     def lexicon(self) -> Lexicon:
         return self._lexicon
 
-    def vectors(self, embedder: str, dim: int) -> PgVectors:
+    def vectors(self, embedder: str, dim: int, previous: Vectors | None = None) -> PgVectors:
         return PgVectors(self, embedder, dim)
 
     def vector_sets(self) -> list[str]:
@@ -511,8 +511,9 @@ class _Plan:
             ranked = False
         if ranked:
             avg = self.avg[field]
+            idf = "1.0" if c.kind == "forms" else "w.idf"  # the forms of one word: not ranked by their rarity
             self.parts.append(
-                f"SELECT p.doc, SUM(w.idf * p.tf * {BM25_K1 + 1} / (p.tf + {BM25_K1} * "
+                f"SELECT p.doc, SUM({idf} * p.tf * {BM25_K1 + 1} / (p.tf + {BM25_K1} * "
                 f"(1 - {BM25_B} + {BM25_B} * p.len / {avg}))), {tag} FROM postings p JOIN "
                 f"(SELECT term, ln(1 + ({self.n} - df + 0.5) / (df + 0.5)) AS idf FROM terms "
                 f"WHERE field = {field} AND term = ANY({self._arg(list(terms))})) w ON w.term = p.term "

@@ -22,7 +22,7 @@ import numpy as np
 import orjson
 
 HNSW_FROM = 300_000
-RowMeta = tuple[str, str, str, int, bool]  # corpus, channel, language, crc32 of the text, primary
+RowMeta = tuple[str, str, str, int, bool] | list  # corpus, channel, language, text crc32, primary (lists as read)
 
 
 def doc_of(row_id: str) -> str:
@@ -33,37 +33,125 @@ def doc_of(row_id: str) -> str:
     return f"{coordinate}{at}{channel.partition('#')[0]}"
 
 
+def _columns(ids: list[str], meta: list[RowMeta]) -> tuple[np.ndarray, ...]:
+    """The filter columns of rows: corpus, channel, base language ("zh" for zh-Hans), book, primary."""
+    return (
+        np.array([m[0] for m in meta], dtype=object),
+        np.array([m[1] for m in meta], dtype=object),
+        np.array([m[2].split("-")[0] for m in meta], dtype=object),
+        np.array([row_id.split("/")[1] for row_id in ids], dtype=object),
+        np.array([bool(m[4]) for m in meta], dtype=bool),
+    )
+
+
+class _Buffer:
+    """Rows (float32) with room to grow: an index reopened after rows were added writes them behind the rows
+    it shares with the index opened before, which goes on reading only its own prefix."""
+
+    SPARE = 0.05  # room kept for rows added later, as a share of the rows
+
+    def __init__(self, rows: np.ndarray, spare: int | None = None):
+        n, dim = rows.shape
+        self.rows = np.empty((n + (int(n * self.SPARE) + 256 if spare is None else spare), dim), dtype=np.float32)
+        self.rows[:n] = rows
+        self.used = n
+
+    def extended(self, n: int, added: np.ndarray) -> _Buffer:
+        """A buffer whose first ``n + len(added)`` rows are these ``n`` and then ``added``: this one when the
+        rows fit behind the ``n`` and nobody wrote there yet, else a new one."""
+        end = n + added.shape[0]
+        if n == self.used and end <= self.rows.shape[0]:
+            self.rows[n:end] = added
+            self.used = end
+            return self
+        grown = _Buffer(self.rows[:n], spare=added.shape[0] + int(end * self.SPARE) + 256)
+        grown.rows[n:end] = added
+        grown.used = end
+        return grown
+
+
 class VectorIndex:
     @staticmethod
     def folder(index_dir: Path, embedder: str) -> Path:
         """Where an embedder's vectors of an index live."""
         return Path(index_dir) / "vectors" / re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder)
 
-    def __init__(self, index_dir: Path, embedder: str, dim: int):
+    def __init__(self, index_dir: Path, embedder: str, dim: int, previous: VectorIndex | None = None):
+        """The vectors saved in ``index_dir``; ``previous`` (this index opened before, untouched since) lends
+        what is unchanged: everything when nothing was saved since, its rows when a save only added rows."""
         self.dir = self.folder(index_dir, embedder)
         self.dim = dim
         self._lock = threading.Lock()
         self.ids: list[str] = []
         self.meta: list[RowMeta] = []
         self._matrix = np.zeros((0, dim), dtype=np.float32)
+        self._buffer: _Buffer | None = None  # where ``_matrix`` lives while this index is as it was read
         self._pending: list[np.ndarray] = []  # rows added since the matrix was last assembled
         self._hnsw = None
         self._columns: tuple[np.ndarray, ...] | None = None
-        if (self.dir / "meta.json").exists():
+        self._rows: dict[str, list[int]] = {}
+        self._saved: tuple[int, int, int] | None = None  # meta.json as read (inode, size, mtime), while unchanged
+        try:
+            stat = (self.dir / "meta.json").stat()
+        except FileNotFoundError:
+            return
+        saved = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        if previous is not None and previous._saved is not None and previous._saved == saved:
+            self._adopt(previous)
+        else:
             meta, matrix = self._read()
-            self.ids, self.meta = meta["ids"], [tuple(m) for m in meta["meta"]]
-            self._matrix = matrix.astype(np.float32)
-            if self._matrix.shape[0] != len(self.ids):
-                raise ValueError(f"{len(self.ids)} rows described, {self._matrix.shape[0]} in the matrix")
-            self.dim = self._matrix.shape[1] if len(self.ids) else dim
-        self._reindex()
+            if matrix.shape[0] != len(meta["ids"]):
+                raise ValueError(f"{len(meta['ids'])} rows described, {matrix.shape[0]} in the matrix")
+            if not self._extend(previous, meta, matrix):
+                self.ids, self.meta = meta["ids"], meta["meta"]
+                self._buffer = _Buffer(matrix)
+                self._matrix = self._buffer.rows[: len(self.ids)]
+                self._reindex()
+            self.dim = matrix.shape[1] if len(self.ids) else dim
+        self._saved = saved
+
+    def _adopt(self, previous: VectorIndex) -> None:
+        """Share the rows of an index read from the same save (read-only from here on: nothing is copied)."""
+        self.dim, self.ids, self.meta, self._buffer = previous.dim, previous.ids, previous.meta, previous._buffer
+        self._matrix, self._rows, self._columns, self._hnsw = (
+            previous._matrix,
+            previous._rows,
+            previous._columns,
+            previous._hnsw,
+        )
+
+    def _extend(self, previous: VectorIndex | None, meta: dict, matrix: np.ndarray) -> bool:
+        """When the save holds ``previous``'s rows unchanged and then new ones, take its rows and read only the
+        new ones (False when it does not)."""
+        if previous is None or previous._saved is None or previous._buffer is None:
+            return False
+        n = len(previous.ids)
+        if len(meta["ids"]) < n or meta["ids"][:n] != previous.ids or matrix.shape[1] != previous.dim:
+            return False
+        if meta["meta"][:n] != previous.meta:  # a text changed, and its vector
+            return False
+        added = meta["ids"][n:]
+        self.ids, self.meta = previous.ids + added, previous.meta + meta["meta"][n:]
+        self._buffer = previous._buffer.extended(n, matrix[n:])
+        self._matrix = self._buffer.rows[: len(self.ids)]
+        self._rows = dict(previous._rows)
+        for k, row_id in enumerate(added, start=n):
+            doc = doc_of(row_id)
+            self._rows[doc] = [*self._rows.get(doc, ()), k]
+        if previous._columns is not None:
+            self._columns = tuple(
+                np.concatenate([old, new])
+                for old, new in zip(previous._columns, _columns(self.ids[n:], self.meta[n:]), strict=True)
+            )
+        return True
 
     def _read(self, attempts: int = 3) -> tuple[dict, np.ndarray]:
-        """The rows and their matrix; a save that replaced both since the rows were read is read again."""
+        """The rows and their matrix (mapped, not read); a save that replaced both since the rows were read is
+        read again."""
         for attempt in range(attempts):
             meta = orjson.loads((self.dir / "meta.json").read_bytes())
             try:
-                return meta, np.load(self.dir / meta.get("matrix", "vectors.npy"))
+                return meta, np.load(self.dir / meta.get("matrix", "vectors.npy"), mmap_mode="r")
             except FileNotFoundError:
                 if attempt == attempts - 1:
                     raise
@@ -98,6 +186,7 @@ class VectorIndex:
     def add(self, ids: list[str], vectors: np.ndarray, meta: list[RowMeta]) -> None:
         """Add rows; a document given here loses the rows it had before."""
         with self._lock:
+            self._unshare()
             replaced = {doc_of(i) for i in ids} & self._rows.keys()
             if replaced:
                 self._keep([i for i, row_id in enumerate(self.ids) if doc_of(row_id) not in replaced])
@@ -109,11 +198,19 @@ class VectorIndex:
                 self._rows.setdefault(doc_of(row_id), []).append(start + k)
             self._hnsw = self._columns = None
 
+    def _unshare(self) -> None:
+        """Before the first change: own copies of what an index opened before or after may share."""
+        if self._saved is not None:
+            self.ids, self.meta = list(self.ids), list(self.meta)
+            self._rows = {doc: list(rows) for doc, rows in self._rows.items()}
+            self._saved = self._buffer = None  # no longer as read: lends nothing to a reopened index
+
     def _keep(self, rows: list[int]) -> None:
         matrix = self.matrix
         self.ids = [self.ids[i] for i in rows]
         self.meta = [self.meta[i] for i in rows]
         self._matrix = matrix[rows]
+        self._saved = self._buffer = None
         self._reindex()
 
     def remove(self, doc_ids: list[str]) -> None:
@@ -197,14 +294,8 @@ class VectorIndex:
         return list(best.items())[:k]
 
     def _mask(self, corpora, channels, languages, primary_only, books=None) -> np.ndarray:
-        if self._columns is None:  # corpus, channel, base language ("zh" for zh-Hans), book, primary per row
-            self._columns = (
-                np.array([m[0] for m in self.meta], dtype=object),
-                np.array([m[1] for m in self.meta], dtype=object),
-                np.array([m[2].split("-")[0] for m in self.meta], dtype=object),
-                np.array([row_id.split("/")[1] for row_id in self.ids], dtype=object),
-                np.array([bool(m[4]) for m in self.meta], dtype=bool),
-            )
+        if self._columns is None:
+            self._columns = _columns(self.ids, self.meta)
         corpus, channel, language, book, primary = self._columns
         mask = np.ones(len(self.ids), dtype=bool)
         if corpora:

