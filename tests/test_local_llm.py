@@ -62,3 +62,34 @@ def test_refusal_makes_no_model_call(small_index, model):
     done = json.loads(r.stdout)
     assert done["outcome"] == "not_found" and done["query_info"]["llm_calls"] == 0
     assert done["answer"] == "The indexed texts do not answer this question."
+
+
+def test_model_rewrites_a_follow_up_and_retrieval_improves(small_index, model):
+    """The local model makes "and how long does it last?" about parivāsa; its search then finds probation."""
+    from gantha.rag.llm import ChatClient
+    from gantha.rag.local import LocalServer
+    from gantha.rag.understand import by_model, plan
+    from gantha.research import Research
+    from gantha.tools import Toolbox
+
+    turns = [
+        {"role": "user", "content": "What is parivāsa?"},
+        {"role": "assistant", "content": "Probation of a monk [1]."},
+        {"role": "user", "content": "and how long does it last?"},
+    ]
+    server = LocalServer(model, 4096)
+    u = by_model(ChatClient(server.base_url, server.model, timeout=600), turns)
+    assert u.by == "model" and u.rewritten and 0 < u.confidence <= 1, u
+    assert "parivas" in fold(u.query) or "probation" in u.query.lower(), u  # the assistant called it probation
+    research = Research.open(small_index)
+    tools = Toolbox(research)
+
+    def found(query) -> list[str]:
+        steps = plan(u.model_copy(update={"query": query}), lambda w: bool(research.word(w).entries)).steps
+        out = []
+        for step in steps:
+            result = getattr(tools, step.tool)(**step.arguments)
+            out += [h for h in result.get("hits", []) + result.get("weak", []) if "parivas" in fold(h["snippet"])]
+        return out
+
+    assert found(u.query) and not found(turns[-1]["content"])

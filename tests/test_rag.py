@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -18,6 +19,8 @@ from gantha.rag.agent import REFUSAL, Agent, ChatRequest
 from gantha.rag.grounding import check
 from gantha.rag.intent import detect
 from gantha.rag.llm import ChatClient, Completion, LLMError, client_from_settings
+from gantha.rag.understand import PROMPT as UNDERSTAND_PROMPT
+from gantha.rag.understand import by_rules, plan
 from gantha.research import Research
 
 from conftest import Server
@@ -184,7 +187,8 @@ def test_multi_turn_history_reaches_the_model(research, llm):
         {"role": "user", "content": "cst/vin02m3.mul/75"},
     ]
     agent.answer(ChatRequest(messages=turns))
-    sent = llm.requests[0]["messages"]
+    assert llm.requests[0]["messages"][0]["content"] == UNDERSTAND_PROMPT  # a follow-up: rewritten first
+    sent = llm.requests[1]["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
     assert sent[2]["content"] == "Probation [1]."
 
@@ -269,6 +273,8 @@ def test_cli_ask(small_index, llm):
     assert r.returncode == 1 and r.stderr.count("\n") == 1 and "cannot reach the model" in r.stderr
     r = _gantha("ask", "parivasa", "--sources", "web", env=env)
     assert r.returncode == 2 and "GANTHA_WEB_ENGINE" in r.stderr
+    r = _gantha("ask", "parivasa", "--top-k", "50", env=env)
+    assert r.returncode == 2 and "GANTHA_CHAT_MAX_TOP_K" in r.stderr
 
 
 def test_sse_over_a_real_server(small_index, llm):
@@ -279,3 +285,141 @@ def test_sse_over_a_real_server(small_index, llm):
         with httpx.stream("POST", f"{server.url}/api/v3/chat", json=body, timeout=60) as r:
             kinds = [line[7:] for line in r.iter_lines() if line.startswith("event: ")]
     assert kinds[0] == "sources" and kinds[-1] == "done" and "token" in kinds
+
+
+# --- understanding the question -------------------------------------------------------------------
+
+PROBATION = [
+    {"role": "user", "content": "What is parivāsa?"},
+    {"role": "assistant", "content": "Probation of a monk [1]."},
+    {"role": "user", "content": "and how long does it last?"},
+]
+
+
+def _about_probation(sources) -> list[str]:
+    return [s.coordinate for s in sources if s.coordinate.startswith("cst/vin02") and "parivās" in s.text.lower()]
+
+
+def test_rules_carry_the_earlier_term_into_a_follow_up(research):
+    """Without a model a short follow-up gets the earlier question's term, and finds its passages."""
+    alone = Agent(research).answer(ChatRequest(messages=PROBATION[-1:], llm=False))
+    assert not _about_probation(alone.sources)  # the follow-up on its own: nothing about probation
+    ans = Agent(research).answer(ChatRequest(messages=PROBATION, llm=False))
+    u = ans.query_info.understanding
+    assert u.by == "rules" and u.rewritten and u.query == "how long does parivāsa last?" and u.confidence is None
+    assert u.carried == "parivāsa" and _about_probation(ans.sources)
+    standalone = by_rules([{"role": "user", "content": "What is parivāsa?"}, *PROBATION[1:2], PROBATION[0]])
+    assert not standalone.rewritten  # a question that stands alone is left as asked
+
+
+@pytest.mark.parametrize(
+    ("question", "granularity", "filters"),
+    [
+        ("Which chapter of the Vinaya deals with probation?", "chapter", {"tags": ["vinaya"]}),
+        ("Which sutta teaches mindfulness of breathing?", "sutta", {}),
+        ("What does the commentary say about parivāsa?", "paragraph", {"categories": ["atthakatha"]}),
+        ("What does the subcommentary say about parivāsa?", "paragraph", {"categories": ["tika"]}),
+        ("Why did the monks on probation consent to greetings?", "paragraph", {}),
+    ],
+)
+def test_rules_route_granularity_and_filters(question, granularity, filters):
+    u = by_rules([{"role": "user", "content": question}])
+    assert (u.granularity, u.filters) == (granularity, filters)
+
+
+def _understood(content: dict) -> dict:
+    return {"content": json.dumps(content, ensure_ascii=False)}
+
+
+def test_model_rewrite_decides_at_its_confidence(research, llm):
+    agent = Agent(research, ChatClient(llm.url, "m"), tools=False, confidence=0.8)
+    sure = {"query": "how long does parivāsa last", "route": "descriptive", "granularity": "paragraph"}
+    llm.script = [_understood(sure | {"confidence": 0.9})]
+    ans = agent.answer(ChatRequest(messages=PROBATION))
+    u = ans.query_info.understanding
+    assert (u.by, u.query, u.confidence, u.threshold) == ("model", "how long does parivāsa last", 0.9, 0.8)
+    assert ans.query_info.llm_calls == 2 and _about_probation(ans.sources)
+    assert "how long does parivāsa last" in llm.requests[1]["messages"][-1]["content"]  # the answer sees the rewrite
+    llm.requests.clear()
+    llm.script = [_understood({"query": "Job's friends", "route": "descriptive", "confidence": 0.3})]
+    u = agent.answer(ChatRequest(messages=PROBATION)).query_info.understanding
+    assert u.by == "rules" and u.confidence == 0.3 and u.model["query"] == "Job's friends"
+    assert u.query == "how long does parivāsa last?"
+    llm.script = [{"content": "not JSON"}]
+    u = agent.answer(ChatRequest(messages=PROBATION)).query_info.understanding
+    assert u.by == "rules" and "no JSON" in u.model["error"]
+
+
+def test_logprobs_make_the_confidence(research, llm):
+    from gantha.rag.understand import _confidence
+
+    assert _confidence([-0.1, -0.3], 0.99) == pytest.approx(0.819, abs=1e-3)  # measured beats stated
+    assert _confidence(None, 0.7) == 0.7 and _confidence(None, "high") == 0.5
+
+
+def test_whole_text_question_answers_from_node_summaries(research, llm):
+    question = "Which chapter deals with the probation of monks who concealed an offence?"
+    ans = Agent(research).answer(ask(question, llm=False))
+    assert ans.query_info.intent == "whole_text" and ans.query_info.understanding.granularity == "chapter"
+    assert ans.sources and all(s.level == "chapter" and s.channel == "summary" for s in ans.sources)
+    assert all(re.fullmatch(r"cst/[\w.]+/ch\d+", s.coordinate) for s in ans.sources)
+    # the Pārivāsikakkhandhaka or the Samuccayakkhandhaka
+    assert {"cst/vin02m3.mul/ch2", "cst/vin02m3.mul/ch3"} & {s.coordinate for s in ans.sources[:3]}
+    # a model's route to whole texts, for a follow-up: cited by node coordinate
+    agent = Agent(research, ChatClient(llm.url, "m"), tools=False)
+    route = {"query": question, "granularity": "chapter", "confidence": 0.95}
+    llm.script = [_understood(route)]
+    turns = [*PROBATION[:2], {"role": "user", "content": "which chapter deals with it?"}]
+    done = agent.answer(ChatRequest(messages=turns))
+    assert done.query_info.understanding.by == "model" and done.sources[0].level == "chapter"
+    prompt = llm.requests[1]["messages"][-1]["content"]
+    assert f"({done.sources[0].coordinate})" in prompt and "Summary:" in prompt
+
+
+def test_plan_keeps_references_whatever_the_model_says():
+    u = by_rules([{"role": "user", "content": "PTS Vin II 31"}]).model_copy(update={"granularity": "chapter"})
+    assert plan(u).kind == "page_ref"
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "setting"),
+    [
+        ("top_k", 21, "GANTHA_CHAT_MAX_TOP_K"),
+        ("limit", 50, "GANTHA_CHAT_MAX_TOP_K"),
+        ("temperature", 1.5, "GANTHA_CHAT_MAX_TEMPERATURE"),
+        ("max_tokens", 4096, "GANTHA_CHAT_MAX_TOKENS"),
+        ("model", "gpt-9", "not offered"),
+        ("prompt_name", "poem", "prompt_name"),
+        ("engine", "google", "engine"),
+        ("temperature", -1, "temperature"),
+    ],
+)
+def test_chat_options_out_of_bounds_are_422(chat_client, option, value, setting):
+    body = {"messages": [{"role": "user", "content": "What is parivāsa?"}], option: value}
+    r = chat_client.post("/api/v3/chat", json=body)
+    assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_parameter"
+    assert setting in r.json()["error"]["message"]
+
+
+def test_chat_options_reach_the_model(chat_client, llm, monkeypatch):
+    monkeypatch.setenv("GANTHA_LLM_MODELS", "big,small")
+    settings.cache_clear()
+    body = {
+        "messages": [{"role": "user", "content": "What is parivāsa?"}],
+        "top_k": 2,
+        "model": "small",
+        "temperature": 0.3,
+        "max_tokens": 64,
+        "prompt_name": "brief",
+    }
+    r = chat_client.post("/api/v3/chat", json=body)
+    assert r.status_code == 200, r.text
+    sent = llm.requests[-1]
+    assert (sent["model"], sent["temperature"], sent["max_tokens"]) == ("small", 0.3, 64)
+    assert "one or two sentences" in sent["messages"][0]["content"]
+    data = r.json()["data"]
+    assert data["query_info"]["model"] == "small"
+    assert all(len(u["sources"]) <= 2 for u in data["query_info"]["tools"])
+    schema = chat_client.get("/openapi.json").json()["components"]["schemas"]["ChatRequest"]["properties"]
+    assert {"top_k", "engine", "model", "temperature", "max_tokens", "prompt_name"} <= set(schema)
+    assert schema["prompt_name"]["enum"] == ["default", "brief", "detailed"] or "brief" in json.dumps(schema)

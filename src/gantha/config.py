@@ -58,6 +58,21 @@ class Settings(BaseSettings):
         None, description="offer the research tools to the model (default: yes, except to the small local model)"
     )
     llm_max_tokens: int = Field(512, ge=16, le=8192, description="longest answer, in tokens")
+    llm_models: str = Field(
+        "", description="further model names a chat request may choose (comma-separated; GANTHA_LLM_MODEL always)"
+    )
+    llm_understand: str = Field(
+        "follow-ups",
+        pattern="^(follow-ups|always|never)$",
+        description="rewrite and route the question with the model: for follow-ups (a turn after the first), "
+        "always, or never (the rules alone)",
+    )
+    llm_route_confidence: float = Field(
+        0.8, ge=0, le=1, description="the model's rewrite and route are used at or above this confidence"
+    )
+    chat_max_top_k: int = Field(20, ge=1, le=100, description="most sources per tool call a chat request may ask")
+    chat_max_tokens: int = Field(2048, ge=16, le=32768, description="most answer tokens a chat request may ask")
+    chat_max_temperature: float = Field(1.0, ge=0, le=2, description="highest temperature a chat request may ask")
     llm_model_path: Path = Field(
         default_factory=lambda: Path(user_data_dir("gantha")) / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         description="GGUF file of the local model (`gantha llm assemble` writes it)",

@@ -453,17 +453,41 @@ def ask(
     question: Annotated[list[str], typer.Argument(help="the question, in any language")],
     sources: Annotated[str, typer.Option(help="corpus, web or both")] = "corpus",
     no_llm: Annotated[bool, typer.Option("--no-llm", help="the routed passages, without a model")] = False,
-    limit: Annotated[int, typer.Option(min=1, max=20, help="passages per tool call")] = 6,
+    top_k: Annotated[
+        int, typer.Option("--top-k", "--limit", min=1, help="sources per tool call (≤ GANTHA_CHAT_MAX_TOP_K)")
+    ] = 6,
+    engine: Annotated[str | None, typer.Option(help="web engine of --sources web|both")] = None,
+    model: Annotated[str | None, typer.Option(help="GANTHA_LLM_MODEL or one of GANTHA_LLM_MODELS")] = None,
+    temperature: Annotated[float | None, typer.Option(min=0, help="≤ GANTHA_CHAT_MAX_TEMPERATURE")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=16, help="≤ GANTHA_CHAT_MAX_TOKENS")] = None,
+    prompt: Annotated[str, typer.Option(help="prompt template: default, brief or detailed")] = "default",
+    history: Annotated[
+        Path | None, typer.Option(help="JSON file of the earlier turns [{role, content}…]: QUESTION follows them")
+    ] = None,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Answer from the texts with numbered citations (model: GANTHA_LLM_BASE_URL); refuse when they lack it."""
+    from pydantic import ValidationError
+
     from gantha.rag.agent import ChatRequest, agent_from_settings
     from gantha.rag.errors import ServiceError, is_unconfigured
 
-    req = ChatRequest(
-        messages=[{"role": "user", "content": " ".join(question)}], sources=sources, llm=not no_llm, limit=limit
-    )
+    turns = orjson.loads(history.read_bytes()) if history else []
+    try:
+        req = ChatRequest(
+            messages=[*turns, {"role": "user", "content": " ".join(question)}],
+            sources=sources,
+            llm=not no_llm,
+            top_k=top_k,
+            engine=engine,
+            model=model,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            prompt_name=prompt,
+        )
+    except ValidationError as exc:
+        _fail("; ".join(f"{'.'.join(map(str, e['loc'])) or 'request'}: {e['msg']}" for e in exc.errors()), 2)
     try:
         agent = agent_from_settings(_research(index), settings())
         done: dict[str, Any] = {}

@@ -19,11 +19,14 @@ from collections.abc import Callable, Iterator
 from typing import Any, Literal
 from urllib.parse import quote
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
+from gantha.config import settings
 from gantha.rag.grounding import CitationCheck, check
-from gantha.rag.intent import Intent, Step, detect
+from gantha.rag.intent import Intent, Step
 from gantha.rag.llm import ChatClient, Completion, LLMError
+from gantha.rag.local import MODEL_NAME
+from gantha.rag.understand import CONFIDENCE, Understanding, plan, understand
 from gantha.rag.web import WebSearch, WebSearchError, best_chunks
 from gantha.research import Research
 from gantha.text.pali import fold
@@ -39,8 +42,10 @@ Rules:
   the sources where the term occurs.
 - Use no knowledge from outside the sources and the dictionary. If they do not contain the answer, reply only:
   {NO_SOURCES}
-- Answer in the language of the question, briefly (at most about 150 words).
+- A source may be the summary of a whole text (a sutta, chapter or book): cite it like any other.
+- Answer in the language of the question, {{length}}.
 - You may call the tools to find more passages; cite them by the numbers the tool results give."""
+BRIEF = "briefly (at most about 150 words)"
 EXCERPT = 600  # characters of each source's text given to the model, around the words searched
 _MARK = re.compile(r"<mark>(.+?)</mark>")
 _TAG = re.compile(r"<[^>]+>")
@@ -48,6 +53,15 @@ _HAN = re.compile(r"[\u3400-\u9fff]")
 ANSWER_FORM = (
     "Answer in two or three sentences. End every sentence with the number of the source it rests on, like [1]."
 )
+CITE = "End every sentence with the number of the source it rests on, like [1]."
+PROMPTS: dict[str, tuple[str, str]] = {  # prompt_name → (system prompt, the request's last line)
+    "default": (SYSTEM_PROMPT.format(length=BRIEF), ANSWER_FORM),
+    "brief": (SYSTEM_PROMPT.format(length="in one or two sentences"), f"Answer in one or two sentences. {CITE}"),
+    "detailed": (
+        SYSTEM_PROMPT.format(length="thoroughly (at most about 400 words), quoting the Pali of the sources"),
+        f"Answer in one or two paragraphs, quoting the Pali where it matters. {CITE}",
+    ),
+}
 
 Event = tuple[str, dict[str, Any]]
 
@@ -58,11 +72,32 @@ class Message(BaseModel):
 
 
 class ChatRequest(BaseModel):
+    """A chat turn, with the per-request options of the original search-engine chat (each bounded by a setting)."""
+
     messages: list[Message] = Field(min_length=1, max_length=40, description="the turns; the last is the question")
     sources: Literal["corpus", "web", "both"] = "corpus"
     stream: bool = False
     llm: bool = Field(True, description="false: the routed passages without prose (no model call)")
-    limit: int = Field(6, ge=1, le=20, description="passages per tool call given to the model")
+    limit: int = Field(
+        6, ge=1, le=100, description="sources per tool call given to the model (≤ GANTHA_CHAT_MAX_TOP_K)"
+    )
+    top_k: int | None = Field(None, ge=1, le=100, description="the original design's name for `limit` (wins over it)")
+    engine: Literal["duckduckgo", "bing", "exa", "searxng", "tavily"] | None = Field(
+        None, description="the web engine of sources web|both (default GANTHA_WEB_ENGINE)"
+    )
+    model: str | None = Field(
+        None, min_length=1, max_length=200, description="the model: GANTHA_LLM_MODEL or one of GANTHA_LLM_MODELS"
+    )
+    temperature: float | None = Field(
+        None, ge=0, le=2, description="sampling temperature (≤ GANTHA_CHAT_MAX_TEMPERATURE)"
+    )
+    max_tokens: int | None = Field(
+        None,
+        ge=16,
+        le=32768,
+        description="longest answer in tokens (≤ GANTHA_CHAT_MAX_TOKENS; default GANTHA_LLM_MAX_TOKENS)",
+    )
+    prompt_name: Literal["default", "brief", "detailed"] = Field("default", description="the answer's prompt template")
 
     @field_validator("messages")
     @classmethod
@@ -71,10 +106,38 @@ class ChatRequest(BaseModel):
             raise ValueError("the last message must be the user's question")
         return messages
 
+    @model_validator(mode="after")
+    def _within_limits(self) -> ChatRequest:
+        s = settings()
+        self.limit = self.top_k or self.limit
+        if self.limit > s.chat_max_top_k:
+            raise ValueError(
+                f"top_k/limit {self.limit} is over the limit of {s.chat_max_top_k} (GANTHA_CHAT_MAX_TOP_K)"
+            )
+        if self.max_tokens is not None and self.max_tokens > s.chat_max_tokens:
+            raise ValueError(
+                f"max_tokens {self.max_tokens} is over the limit of {s.chat_max_tokens} (GANTHA_CHAT_MAX_TOKENS)"
+            )
+        if self.temperature is not None and self.temperature > s.chat_max_temperature:
+            raise ValueError(
+                f"temperature {self.temperature} is over the limit of {s.chat_max_temperature} "
+                "(GANTHA_CHAT_MAX_TEMPERATURE)"
+            )
+        if self.model is not None and self.model not in (allowed := allowed_models(s)):
+            raise ValueError(f"model {self.model!r} is not offered; one of: {', '.join(sorted(allowed)) or 'none'}")
+        return self
+
+
+def allowed_models(s: Any) -> set[str]:
+    """The model names a request may choose: GANTHA_LLM_MODEL, GANTHA_LLM_MODELS, and the local model's."""
+    names = {m.strip() for m in s.llm_models.split(",") if m.strip()} | ({s.llm_model} if s.llm_model else set())
+    return names | ({MODEL_NAME} if s.llm_base_url == "local" else set())
+
 
 class Source(BaseModel):
     n: int
     kind: Literal["corpus", "web"]
+    level: str | None = None  # a whole text's summary: book, chapter, sutta or section (else a passage)
     title: str
     url: str  # the reader page of a coordinate, or the web page
     coordinate: str | None = None
@@ -99,6 +162,7 @@ class ToolUse(BaseModel):
 class ChatInfo(BaseModel):
     intent: str
     term: str | None = None
+    understanding: Understanding | None = None  # the standalone query, who decided (model or rules), confidence
     tools: list[ToolUse] = Field(default_factory=list)
     glossary: list[str] = Field(default_factory=list)  # dictionary meanings shown to the model, not citable
     llm_calls: int = 0
@@ -149,11 +213,13 @@ class Agent:
         self,
         research: Research,
         llm: ChatClient | None = None,
-        web: Callable[[], WebSearch] | None = None,
+        web: Callable[[str | None], WebSearch] | None = None,  # the engine by name (None: the configured one)
         tools: bool = True,  # offer the research tools to the model
         max_rounds: int = 3,
         max_tokens: int = 512,
         web_results: int = 5,
+        understand: Literal["follow-ups", "always", "never"] = "follow-ups",  # when the model rewrites and routes
+        confidence: float = CONFIDENCE,
     ) -> None:
         self.research = research
         self.toolbox = Toolbox(research)
@@ -163,6 +229,8 @@ class Agent:
         self.max_rounds = max_rounds
         self.max_tokens = max_tokens
         self.web_results = web_results
+        self.understand = understand
+        self.confidence = confidence
 
     # --- the turn ------------------------------------------------------------------------------
 
@@ -177,17 +245,22 @@ class Agent:
 
     def run(self, req: ChatRequest) -> Iterator[Event]:
         started = time.perf_counter()
-        question = req.messages[-1].content
-        intent = detect(question, self._known_term)
-        info = ChatInfo(intent=intent.kind, term=intent.term)
+        u = self._understand(req)
+        intent = plan(u, self._known_term, self.research.searcher.semantic is not None)
+        info = ChatInfo(intent=intent.kind, term=intent.term, understanding=u, llm_calls=int(u.took_ms is not None))
         sources: list[Source] = []
         weak: list[Source] = []
         try:
             if req.sources in ("corpus", "both"):
                 for step in intent.steps:
                     self._route(step, req.limit, sources, weak, info)
+                if intent.kind == "whole_text" and not sources:  # no whole text found: the passages
+                    info.notes.append("no whole text matched: searched the passages instead")
+                    self._route(
+                        Step("search_by_query", {"query": u.query, "page_size": 8}), req.limit, sources, weak, info
+                    )
             if req.sources in ("web", "both"):
-                self._web(question, req.limit, sources, info)
+                self._web(u.query, req.limit, sources, info, req.engine)
         except (LLMError, WebSearchError) as exc:
             yield "error", {"code": exc.code, "message": str(exc)}
             return
@@ -206,6 +279,16 @@ class Agent:
             yield "error", {"code": exc.code, "message": str(exc)}
 
     # --- retrieval -----------------------------------------------------------------------------
+
+    def _understand(self, req: ChatRequest) -> Understanding:
+        """The rules' understanding, or the model's where it is asked for (``understand``) and sure enough."""
+        messages = [m.model_dump() for m in req.messages]
+        follow_up = sum(m.role == "user" for m in req.messages) > 1
+        wanted = self.understand == "always" or (self.understand == "follow-ups" and follow_up)
+        client = self.llm if (req.llm and wanted) else None
+        if client is not None and req.model and req.model != client.model:
+            client = _Renamed(client, req.model)
+        return understand(messages, client, self.confidence)
 
     def _known_term(self, word: str) -> bool:
         return bool(self.research.word(word).entries)
@@ -233,6 +316,10 @@ class Agent:
                 line = f"{entry['word']} ({entry['dictionary']}): {'; '.join(entry['meanings'])[:300]}"
                 if line not in info.glossary and len(info.glossary) < 3:
                     info.glossary.append(line)
+        if result.get("nodes"):  # whole texts: their summaries are the sources
+            use.outcome = result.get("outcome")
+            use.sources = self._add_nodes(result["nodes"][:limit], sources)
+            return
         hits, candidates, use.outcome = _hits(result)
         use.sources = self._add(hits[:limit], sources)
         if not use.sources:
@@ -281,10 +368,38 @@ class Agent:
             by_coordinate[c] = source
         return [s.n for s in sources if s.coordinate in wanted]
 
-    def _web(self, question: str, limit: int, sources: list[Source], info: ChatInfo) -> None:
+    def _add_nodes(self, nodes: list[dict[str, Any]], sources: list[Source]) -> list[int]:
+        """Number whole texts (book, chapter, sutta, section) by their summaries, cited by node coordinate."""
+        numbers = []
+        for node in nodes:
+            c = node["coordinate"]
+            if known := next((s for s in sources if s.coordinate == c), None):
+                numbers.append(known.n)
+                continue
+            where = " › ".join(dict.fromkeys([node["book_title"], *node.get("path", []), node["title"]]))
+            summary = node.get("summary") or ""
+            size = f" ({node['paragraphs']} paragraphs)" if node.get("paragraphs") else ""
+            first = (node.get("evidence") or [c])[0]
+            source = Source(
+                n=len(sources) + 1,
+                kind="corpus",
+                level=node["level"],
+                title=node["title"],
+                url="/read/" + quote(first, safe="/"),  # its best paragraph, in the reader
+                coordinate=c,
+                channel="summary",
+                citation=f"{where} ({c})",
+                text=f"{node['title']}\n{summary}".strip(),
+                excerpt=f"The {node['level']} {where}{size}. Summary: {summary or 'none'}"[: EXCERPT * 2],
+            )
+            sources.append(source)
+            numbers.append(source.n)
+        return numbers
+
+    def _web(self, question: str, limit: int, sources: list[Source], info: ChatInfo, name: str | None = None) -> None:
         if self.web is None:
             raise WebSearchError("web_unconfigured", "no web search engine: set GANTHA_WEB_ENGINE")
-        engine = self.web()
+        engine = self.web(name)
         info.web_engine = engine.name
         docs = engine.search(question, limit=self.web_results)
         semantic = self.research.searcher.semantic
@@ -304,7 +419,8 @@ class Agent:
         yield "done", answer.model_dump()
 
     def _refuse(self, weak: list[Source], info: ChatInfo, started: float) -> Iterator[Event]:
-        info.notes.append("retrieval found nothing that answers the question: no model was called")
+        called = "no answer was generated" if info.llm_calls else "no model was called"
+        info.notes.append(f"retrieval found nothing that answers the question: {called}")
         yield "sources", {"sources": [s.model_dump() for s in weak]}
         yield "token", {"text": REFUSAL}
         yield from self._done(ChatAnswer(answer=REFUSAL, outcome="not_found", sources=weak, query_info=info), started)
@@ -340,23 +456,30 @@ class Agent:
         self, req: ChatRequest, intent: Intent, sources: list[Source], info: ChatInfo, started: float
     ) -> Iterator[Event]:
         assert self.llm is not None
-        question = req.messages[-1].content
-        messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
+        u = info.understanding
+        question = u.query if u and u.rewritten else req.messages[-1].content
+        system, form = PROMPTS[req.prompt_name]
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         messages += [m.model_dump() for m in req.messages[-9:-1]]
         messages.append(
             {
                 "role": "user",
-                "content": f"Sources:\n\n{self._context(sources, info.glossary)}\n\n"
-                f"Question: {question}\n\n{ANSWER_FORM}",
+                "content": f"Sources:\n\n{self._context(sources, info.glossary)}\n\nQuestion: {question}\n\n{form}",
             }
         )
         specs = [function_spec(fn, brief=True) for fn in self.toolbox.functions()] if self.tools else None
-        info.model = self.llm.model
+        info.model = req.model or self.llm.model
+        options: dict[str, Any] = {
+            "max_tokens": req.max_tokens or self.max_tokens,
+            "temperature": req.temperature if req.temperature is not None else 0,
+        }
+        if req.model:
+            options["model"] = req.model
         completion = Completion()
         for round_ in range(self.max_rounds):
             last = round_ == self.max_rounds - 1
             info.llm_calls += 1
-            for piece in self.llm.stream(messages, None if last else specs, max_tokens=self.max_tokens, temperature=0):
+            for piece in self.llm.stream(messages, None if last else specs, **options):
                 if isinstance(piece, Completion):
                     completion = piece
                 else:
@@ -405,10 +528,27 @@ def agent_from_settings(research: Research, s: Any) -> Agent:
     from gantha.rag.llm import client_from_settings
     from gantha.rag.web import make_engine
 
-    def web() -> WebSearch:
-        return make_engine(s.web_engine, s.web_api_key, s.web_url)
+    def web(name: str | None = None) -> WebSearch:
+        return make_engine(name or s.web_engine, s.web_api_key, s.web_url)
 
     tools = s.llm_tools if s.llm_tools is not None else s.llm_base_url != "local"
     return Agent(
-        research, client_from_settings(s), web, tools=tools, max_tokens=s.llm_max_tokens, web_results=s.web_results
+        research,
+        client_from_settings(s),
+        web,
+        tools=tools,
+        max_tokens=s.llm_max_tokens,
+        web_results=s.web_results,
+        understand=s.llm_understand,
+        confidence=s.llm_route_confidence,
     )
+
+
+class _Renamed:
+    """A client asking for another model at the same endpoint (a request's ``model``)."""
+
+    def __init__(self, client: ChatClient, model: str) -> None:
+        self._client, self.model = client, model
+
+    def complete(self, messages: list[dict[str, Any]], tools: Any = None, **options: Any) -> Completion:
+        return self._client.complete(messages, tools, **{**options, "model": self.model})

@@ -46,6 +46,7 @@ class Completion:
     tool_calls: list[ToolCall] = field(default_factory=list)
     finish_reason: str | None = None
     usage: dict[str, Any] = field(default_factory=dict)
+    logprobs: list[float] | None = None  # of each token written, where asked for and the endpoint returns them
 
     def message(self) -> dict[str, Any]:
         """The turn as a message to send back with the tool results."""
@@ -129,7 +130,10 @@ class ChatClient:
             ToolCall(c.get("id") or f"call_{i}", c["function"]["name"], c["function"].get("arguments") or "{}")
             for i, c in enumerate(msg.get("tool_calls") or [])
         ]
-        return Completion(msg.get("content") or "", calls, choice.get("finish_reason"), data.get("usage") or {})
+        logprobs = [t["logprob"] for t in (choice.get("logprobs") or {}).get("content") or [] if "logprob" in t]
+        return Completion(
+            msg.get("content") or "", calls, choice.get("finish_reason"), data.get("usage") or {}, logprobs or None
+        )
 
     def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **options: Any

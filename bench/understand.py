@@ -1,0 +1,147 @@
+"""Understanding follow-up questions: hit@k of the follow-up's retrieval as asked (no rewrite), rewritten by
+the rules, and rewritten and routed by the model (at the fitted confidence, and always), against a
+hand-written standalone question (the ceiling); and the model's cost per rewrite (p50 / p95).
+
+python bench/understand.py [--model PATH] [--k 5]   (GANTHA_BENCH_INDEX: the full index; eval/followups.jsonl)
+
+Each conversation's expected entries are coordinates (a paragraph, a book, a chapter node) or sutta
+references ("MN 22"); a hit matches when its coordinate is one, lies inside one, or its sutta is one. The
+confidence threshold is fitted on the first half of the set (by id order, as written) and reported on
+the second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from gantha.config import settings
+from gantha.rag.understand import Understanding, by_model, by_rules, granularity_rules, plan
+from gantha.research import Research
+from gantha.tools import Toolbox
+
+from common import INDEX, ROOT, percentile
+
+SET = ROOT / "eval" / "followups.jsonl"
+
+
+def load() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in SET.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def retrieve(u: Understanding, research: Research, tools: Toolbox) -> list[dict[str, Any]]:
+    """The ranked hits (or nodes) of the plan's steps, as the chat agent numbers them."""
+    steps = plan(u, lambda w: bool(research.word(w).entries), research.searcher.semantic is not None).steps
+    out: list[dict[str, Any]] = []
+    for step in steps:
+        try:
+            result = getattr(tools, step.tool)(**step.arguments)
+        except ValueError:
+            continue
+        found = result.get("nodes") or result.get("hits") or result.get("bold_passages") or result.get("items") or []
+        out += [h for h in found if h.get("coordinate") not in {o.get("coordinate") for o in out}]
+    return out
+
+
+def hit(found: list[dict[str, Any]], expected: list[str], k: int) -> bool:
+    for h in found[:k]:
+        c = h.get("coordinate") or ""
+        if any(c == e or c.startswith(e + "/") or h.get("sutta") == e for e in expected):
+            return True
+    return False
+
+
+def check_expected(research: Research, conversations: list[dict[str, Any]]) -> list[str]:
+    """Expected entries the full index does not know."""
+    missing = []
+    for conv in conversations:
+        for e in conv["expected"]:
+            try:
+                if "/ch" in e or e.count("/") == 1:
+                    research.outline(e, summaries=False)
+                elif research.get([e]).items[0].status != "ok":
+                    missing.append(f"{conv['id']}: {e}")
+            except Exception as exc:
+                missing.append(f"{conv['id']}: {e} ({exc})")
+    return missing
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", type=Path, default=settings().llm_model_path)
+    ap.add_argument("--k", type=int, default=5)
+    args = ap.parse_args()
+    research = Research.open(INDEX)
+    tools = Toolbox(research)
+    conversations = load()
+    report: dict[str, Any] = {"conversations": len(conversations), "k": args.k}
+    report["expected_missing"] = check_expected(research, conversations)
+    rows = []
+    for conv in conversations:
+        msgs = conv["messages"]
+        asked = msgs[-1]["content"]
+        none = Understanding(question=asked, query=asked, granularity=granularity_rules(asked))
+        standalone = conv["standalone"]
+        gold = Understanding(question=asked, query=standalone, granularity=granularity_rules(standalone))
+        rules = by_rules(msgs)
+        row = {"id": conv["id"], "rules_query": rules.query}
+        for name, u in (("none", none), ("rules", rules), ("gold", gold)):
+            row[name] = hit(retrieve(u, research, tools), conv["expected"], args.k)
+        rows.append((conv, row, rules))
+    try:
+        from gantha.rag.llm import ChatClient
+        from gantha.rag.local import LocalServer
+
+        server = LocalServer(args.model, 4096)
+        client = ChatClient(server.base_url, server.model, timeout=600)
+    except Exception as exc:
+        report["model"] = f"skipped: {exc}"
+        client = None
+    latencies = []
+    for conv, row, _ in rows:
+        if client is None:
+            break
+        try:
+            u = by_model(client, conv["messages"])
+        except Exception as exc:
+            row["model_error"] = str(exc)
+            continue
+        latencies.append(u.took_ms or 0.0)
+        row |= {"model_query": u.query, "confidence": u.confidence, "granularity": u.granularity}
+        row["model"] = hit(retrieve(u, research, tools), conv["expected"], args.k)
+    half = len(rows) // 2
+    fit, test = rows[:half], rows[half:]
+
+    def score(part: list, threshold: float | None = None, name: str | None = None) -> float:
+        got = []
+        for _, row, _ in part:
+            if name:
+                got.append(row.get(name, False))
+            else:
+                use_model = "model" in row and (row.get("confidence") or 0) >= (threshold or 0)
+                got.append(row["model"] if use_model else row["rules"])
+        return round(sum(got) / max(1, len(got)), 3)
+
+    if latencies:
+        candidates = sorted({0.0, *(row.get("confidence", 0) for _, row, _ in fit)})
+        best = max(candidates, key=lambda t: (score(fit, t), t))  # ties: the higher threshold (rules are free)
+        report["threshold_fitted_on_first_half"] = best
+        report["model_latency_ms"] = {
+            "n": len(latencies),
+            "p50": round(percentile(latencies, 50), 1),
+            "p95": round(percentile(latencies, 95), 1),
+        }
+    for part_name, part in (("fit_half", fit), ("test_half", test), ("all", rows)):
+        entry = {name: score(part, name=name) for name in ("none", "rules", "gold")}
+        if latencies:
+            entry["model_always"] = score(part, 0.0)
+            entry["model_at_threshold"] = score(part, report["threshold_fitted_on_first_half"])
+        report[f"hit@{args.k}_{part_name}"] = entry
+    report["rows"] = [row for _, row, _ in rows]
+    print(json.dumps(report, indent=1, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
