@@ -1,5 +1,5 @@
 """The admin API: key protection, asynchronous ingestion and deletion tasks (202 + polling), bad
-input as JSON errors, and a queue that survives a server restart."""
+input as errors in the envelope, and a queue that survives a server restart."""
 
 from __future__ import annotations
 
@@ -53,17 +53,17 @@ def wait(client, task_id: str, timeout: float = 120) -> dict:
 
 
 def test_key_required(client, monkeypatch):
-    r = client.get("/api/v1/overview")
-    assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized"
-    assert client.get("/api/v1/overview", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+    r = client.get("/api/v1/knowledge/stats")
+    assert r.status_code == 401 and r.json()["code"] == 1010 and r.json()["data"]["error"] == "unauthorized"
+    assert client.get("/api/v1/knowledge/stats", headers={"Authorization": "Bearer s3cret"}).status_code == 200
     monkeypatch.delenv("GANTHA_ADMIN_KEY")
     settings.cache_clear()
-    r = client.get("/api/v1/overview", headers=KEY)
-    assert r.status_code == 503 and "GANTHA_ADMIN_KEY" in r.json()["error"]["message"]
+    r = client.get("/api/v1/knowledge/stats", headers=KEY)
+    assert r.status_code == 503 and r.json()["code"] == 2033 and "GANTHA_ADMIN_KEY" in r.json()["message"]
 
 
-def test_overview_counts(client):
-    o = client.get("/api/v1/overview", headers=KEY).json()["data"]
+def test_stats_counts(client):
+    o = client.get("/api/v1/knowledge/stats", headers=KEY).json()["data"]
     assert o["passages"] > 10000 and o["books"] == 8 + 5 and o["index_bytes"] > 1_000_000  # and 5 dictionaries
     assert {c["corpus"] for c in o["corpora"]} == {"cst", "bible", "dict"}
     assert dict(o["categories"])["mula"] == 2 and dict(o["tags"])["vinaya"] == 2
@@ -79,7 +79,7 @@ def test_ingest_path_then_search_then_delete(client, tmp_path):
     task = wait(client, r.json()["data"]["id"])
     assert task["state"] == "done" and task["result"]["passages"] >= 1 and task["result"]["embedded"]
     assert (task["done"], task["passages"]) == (task["total"], task["result"]["passages"])  # progress adds up
-    docs = client.get("/api/v1/documents", params={"corpus": "md"}, headers=KEY).json()["data"]
+    docs = client.get("/api/v1/documents", params={"corpus": "md"}, headers=KEY).json()["data"]["items"]
     assert [d["key"] for d in docs] == ["md/sila.md"]
     hits = client.get("/api/v3/search", params={"q": "zanzibarite", "resource_type": "md"}).json()["data"]["results"]
     assert hits and hits[0]["coordinate"].startswith("md/sila.md/")  # the serving index saw the new commit
@@ -103,21 +103,22 @@ def test_upload_markdown_and_reject_bad_input(client):
         client.post("/api/v1/documents", json={"source": "markdown", "path": "/no/such/dir"}, headers=KEY),
     ]
     assert [b.status_code for b in bad] == [400, 400, 403]  # /no/such/dir lies outside the allowed roots
-    assert all(b.json()["success"] is False and b.json()["error"]["message"] for b in bad)
+    assert [b.json()["code"] for b in bad] == [1001, 1001, 1030]
+    assert all(b.json()["data"]["error"] and b.json()["message"] for b in bad)
     assert (
         client.post("/api/v1/documents", content=b"{", headers=KEY | {"content-type": "application/json"}).status_code
         == 422
     )
     assert client.get("/api/v1/documents/tasks/nope", headers=KEY).status_code == 404
-    assert client.delete("/api/v1/documents/md/nope", headers=KEY).status_code == 404
+    assert client.delete("/api/v1/documents/md/nope", headers=KEY).json()["data"]["deleted"] is False  # idempotent
 
 
 def test_ingest_by_path_only_inside_the_allowed_roots(client, tmp_path):
     before = client.get("/api/v1/documents/tasks", headers=KEY).json()["data"]
     for path in ("/proc/self/environ", "", str(tmp_path / ".." / ".."), "/etc"):
         r = client.post("/api/v1/documents", json={"source": "markdown", "path": path}, headers=KEY)
-        assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden_path", path
-        assert "GANTHA_INGEST_ROOTS" in r.json()["error"]["message"]
+        assert r.status_code == 403 and r.json()["data"]["error"] == "forbidden_path", path
+        assert r.json()["code"] == 1030 and "GANTHA_INGEST_ROOTS" in r.json()["message"]
     assert client.get("/api/v1/documents/tasks", headers=KEY).json()["data"] == before  # nothing queued
 
 

@@ -138,6 +138,26 @@ def test_admin_ingest_task_runs_to_completion(page, base, tmp_path):
     assert r["data"]["results"][0]["coordinate"].startswith("md/uposatha-notes.md/")
 
 
+def test_admin_shows_a_documents_outline_with_sizes_and_summaries(page, base):
+    page.add_init_script("localStorage.setItem('gantha.adminKey', 's3cret')")
+    page.goto(base + "/admin")
+    page.locator("#documents tr[data-key='cst/vin02m3.mul'] button.details").click()
+    book = page.locator("#outline > li[data-level=book]")
+    book.wait_for()
+    chapters = page.locator("#outline li[data-level=chapter]")
+    assert chapters.count() >= 10
+    second = page.locator("#outline li[data-coordinate='cst/vin02m3.mul/ch2']")
+    assert "Pārivāsikakkhandhak" in second.locator("summary").first.inner_text()
+    assert "passages" in second.locator("summary").first.inner_text()  # its size
+    assert book.locator(":scope > details > p.summary").inner_text()  # the book's summary, open
+    section = second.locator("li[data-level=section]").first
+    assert not section.is_visible()  # chapters are folded
+    second.locator("summary").first.click()
+    section.wait_for()
+    assert second.locator(":scope > details > p.summary").inner_text()  # the chapter's own summary
+    assert section.locator("summary .node-title").inner_text()
+
+
 def test_chat_streams_an_answer_whose_citation_opens_the_reader(page, base, llm):
     page.goto(base + "/chat")
     page.fill("#question", "What is parivāsa?")

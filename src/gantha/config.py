@@ -88,6 +88,9 @@ class Settings(BaseSettings):
         description="folders the admin API may ingest from by server path, separated by the OS path separator "
         "(default: the folder holding GANTHA_CST_PATH, and the download folder)",
     )
+    task_retention_hours: float = Field(24.0, gt=0, description="hours a finished (done) task is kept")
+    task_retention_failed_hours: float = Field(168.0, gt=0, description="hours a failed task is kept")
+    task_retention_count: int = Field(500, ge=1, description="finished tasks kept at most (the newest)")
 
     def location(self) -> str:
         """Where the index is: GANTHA_STORE, else GANTHA_INDEX, else a per-user folder."""

@@ -19,6 +19,7 @@ import uuid
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from gantha import topics
 from gantha.config import settings
 from gantha.ingest import embed_corpora, ingest_lexicon
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
-from gantha.store.base import IndexBusy, Store, StoreError
+from gantha.store.base import IndexBusy, Store
 from gantha.store.factory import open_store
 from gantha.store.queue import MAX_ATTEMPTS, Task, TaskQueue
 from gantha.store.vectors import doc_of
@@ -34,6 +35,7 @@ from gantha.store.vectors import doc_of
 __all__ = ["MAX_ATTEMPTS", "Task", "TaskQueue", "TaskRunner", "run_task", "save_upload"]
 
 NICENESS = 10  # the task process's CPU priority below the server's
+PRUNE_EVERY = 60.0  # seconds between two prunings of the finished tasks while the queue is idle
 
 
 def _lower_priority() -> None:
@@ -94,13 +96,13 @@ def _ingest(store: Store, task: Task) -> dict[str, Any]:
 
 
 def _delete(store: Store, corpus: str, book: str) -> dict[str, Any]:
+    """Delete a document's channels and vectors; one already gone is no error (a delete is idempotent)."""
     records = store.channels(corpus, book)
-    if not records:
-        raise StoreError(f"no document {corpus}/{book} in the index")
-    for r in records:
-        store.delete_book(corpus, book, r.channel.name)
-    store.commit()
-    store.finish()
+    if records:
+        for r in records:
+            store.delete_book(corpus, book, r.channel.name)
+        store.commit()
+        store.finish()
     removed = 0
     for name in store.vector_sets():
         vi = store.vectors(name, 0)
@@ -122,6 +124,7 @@ class TaskRunner:
         self._thread = threading.Thread(target=self._loop, name="gantha-tasks", daemon=True)
         self.store: Store | None = None  # holds the queue and the writer lock; each task opens its own
         self._worker: ProcessPoolExecutor | None = None  # the process the tasks run in, started on first use
+        self._pruned = 0.0  # monotonic time of the last pruning
 
     def start(self) -> TaskRunner:
         self.store = open_store(self.location)
@@ -143,7 +146,8 @@ class TaskRunner:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():  # a runner only stepped by hand never started its thread
+            self._thread.join(timeout=5)
         if self._worker is not None:
             self._worker.shutdown(wait=False, cancel_futures=True)
         if self.store is not None:
@@ -163,7 +167,21 @@ class TaskRunner:
     def _loop(self) -> None:
         while not self._stop.is_set():
             if not self.step():
+                if time.monotonic() - self._pruned > PRUNE_EVERY:
+                    self.prune()
                 self._stop.wait(self.idle)
+
+    def prune(self) -> int:
+        """Remove the finished tasks past their retention (``GANTHA_TASK_RETENTION_*``); return how many."""
+        self._pruned = time.monotonic()
+        if self.store is None:
+            self.store = open_store(self.location)
+        s = settings()
+        return self.store.tasks().prune(
+            timedelta(hours=s.task_retention_hours),
+            timedelta(hours=s.task_retention_failed_hours),
+            s.task_retention_count,
+        )
 
     def step(self) -> bool:
         """Run the next task if the writer lock is free; return whether one ran."""
@@ -187,6 +205,7 @@ class TaskRunner:
             else:
                 queue.update(task.id, state="done", result=result, message="done")
             _remove_upload(self.store, task)
+            self.prune()
             return True
 
 

@@ -1,5 +1,6 @@
-"""HTTP API (FastAPI). Every answer is JSON: ``{success: true, data, ...}`` or
-``{success: false, error: {code, message}}`` with a 4xx status for a bad request."""
+"""HTTP API (FastAPI). Every answer is JSON: under ``/api/v3`` ``{success: true, data, ...}`` or
+``{success: false, error: {code, message}}`` with a 4xx status for a bad request; under ``/api/v1``
+(the document service) ``{code, data, message}``, ``code`` 0 or a numeric error code (:mod:`gantha.api.v1.envelope`)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,17 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from gantha import __version__
-from gantha.api import admin, pages
+from gantha.api import pages, v1
 from gantha.api.bounded import DeadlineMiddleware
 from gantha.api.live import LiveIndex
 from gantha.api.routes import chat, search, status, verbs
+from gantha.api.v1.documents import MAX_UPLOAD
+from gantha.api.v1.envelope import ApiError, error_response, table
 from gantha.config import settings
 from gantha.deadline import DeadlineExceeded
 from gantha.model import CoordinateError
@@ -40,9 +43,19 @@ USER_ERRORS: dict[type[Exception], tuple[int, str]] = {
 }
 
 
-def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+def _error(
+    request: Request, status: int, code: str, message: str, headers: dict[str, str] | None = None, **extra: Any
+) -> JSONResponse:
+    """An error in the envelope of the request's API: ``/api/v1``'s ``{code, data, message}``, else
+    ``{success: false, error: {code, message}}``."""
+    if _v1(request):
+        return error_response(status, code, message, headers, **extra)
     body = {"success": False, "error": {"code": code, "message": message, **extra}}
     return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _v1(request: Request) -> bool:
+    return request.url.path.startswith("/api/v1/")
 
 
 def create_app(location: str | Path) -> FastAPI:
@@ -59,17 +72,20 @@ def create_app(location: str | Path) -> FastAPI:
     app = FastAPI(
         title="gantha",
         version=__version__,
-        description="Search the Pali canon and other texts; every result carries a citable coordinate.",
+        description="Search the Pali canon and other texts; every result carries a citable coordinate.\n\n"
+        "The document service (`/api/v1`) answers `{code, data, message}`: `code` 0 on success, else one of "
+        "these, its HTTP status kept (4xx: 1xxx, 5xx: 2xxx; the middle digits are the status's last two):\n\n"
+        + table(),
         lifespan=lifespan,
     )
 
     @app.middleware("http")
     async def guarded(request: Request, call_next):  # type: ignore[no-untyped-def]
         """Bodies larger than the route allows are refused before they are read; pages may not be framed."""
-        limit = admin.MAX_UPLOAD + 2**20 if request.url.path.startswith("/api/v1/documents") else MAX_BODY
+        limit = MAX_UPLOAD + 2**20 if request.url.path.startswith("/api/v1/documents") else MAX_BODY
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
-            return _error(413, "too_large", f"request body over {limit // 2**10:,} KiB")
+            return _error(request, 413, "too_large", f"request body over {limit // 2**10:,} KiB")
         response = await call_next(request)
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
@@ -80,7 +96,7 @@ def create_app(location: str | Path) -> FastAPI:
     app.add_middleware(DeadlineMiddleware, seconds=settings().request_timeout)  # outermost: sees disconnects
 
     _handle_errors(app)
-    app.include_router(admin.router(lambda: index.research().store))
+    app.include_router(v1.router(index))
     for routes in (status, search, verbs, chat):
         app.include_router(routes.router(index))
     pages.mount(app)
@@ -91,27 +107,35 @@ def _handle_errors(app: FastAPI) -> None:
     """Every error a request can meet as ``{success: false, error: {code, message}}`` and its status."""
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(x) for x in first.get("loc", ()) if x != "query")
         return _error(
+            request,
             422,
-            "invalid_parameter",
+            "invalid_request" if _v1(request) else "invalid_parameter",
             f"{where}: {first.get('msg', 'invalid value')}",
             details=[{"loc": list(e.get("loc", ())), "msg": e.get("msg")} for e in exc.errors()],
         )
 
-    @app.exception_handler(admin.AdminError)
-    async def _admin(_: Request, exc: admin.AdminError) -> JSONResponse:
-        return _error(exc.status, exc.code, str(exc))
+    @app.exception_handler(ApiError)
+    async def _api(request: Request, exc: ApiError) -> JSONResponse:
+        return _error(request, exc.status, exc.reason, str(exc))
 
     @app.exception_handler(SearchError)
-    async def _search_error(_: Request, exc: SearchError) -> JSONResponse:
-        return _error(400, exc.code, str(exc))
+    async def _search_error(request: Request, exc: SearchError) -> JSONResponse:
+        status = 404 if _v1(request) and exc.code == "not_found" else 400  # /api/v3 keeps its 400
+        return _error(request, status, exc.code, str(exc))
 
     @app.exception_handler(ServiceError)
-    async def _service(_: Request, exc: ServiceError) -> JSONResponse:  # the model or a web engine
-        return _error(400 if exc.unconfigured else 502, exc.code, str(exc))
+    async def _service(request: Request, exc: ServiceError) -> JSONResponse:  # the model or a web engine
+        return _error(request, 400 if exc.unconfigured else 502, exc.code, str(exc))
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> Response:  # logged by the server as ever
+        if _v1(request):
+            return _error(request, 500, "internal_error", "internal error")
+        return PlainTextResponse("Internal Server Error", status_code=500)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -123,11 +147,13 @@ def _handle_errors(app: FastAPI) -> None:
             ]
             headers["Allow"] = ", ".join(allowed)
         code = "not_found" if exc.status_code == 404 else "http_error"
-        return _error(exc.status_code, code, str(exc.detail), headers=headers)
+        if exc.status_code == 405 and _v1(request):
+            code = "method_not_allowed"
+        return _error(request, exc.status_code, code, str(exc.detail), headers=headers)
 
     for kind, (answer, code) in USER_ERRORS.items():
 
-        async def _user(_: Request, exc: Exception, answer: int = answer, code: str = code) -> JSONResponse:
-            return _error(answer, code, str(exc))
+        async def _user(request: Request, exc: Exception, answer: int = answer, code: str = code) -> JSONResponse:
+            return _error(request, answer, code, str(exc))
 
         app.add_exception_handler(kind, _user)

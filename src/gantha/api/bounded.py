@@ -3,8 +3,8 @@
 An ASGI middleware (not Starlette's ``BaseHTTPMiddleware``, which hides disconnects): it opens a
 :class:`~gantha.deadline.Deadline` for the request and owns the connection's ``receive``; once
 the body is read it keeps listening, and a disconnect marks the deadline so the worker thread stops at
-its next check. The chat (a model may take minutes; it has ``GANTHA_LLM_TIMEOUT``) and the admin routes
-(their work is queued as tasks) are left alone.
+its next check. The chat (a model may take minutes; it has ``GANTHA_LLM_TIMEOUT``) and the document
+service's routes other than its search (their work is queued as tasks) are left alone.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gantha.deadline import Deadline, bounded
 
 UNBOUNDED = ("/api/v3/chat", "/api/v1/")  # path prefixes not under the deadline
+BOUNDED = ("/api/v1/search",)  # … except these
 
 
 class DeadlineMiddleware:
@@ -25,7 +26,11 @@ class DeadlineMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or not path.startswith("/api/") or path.startswith(UNBOUNDED):
+        if (
+            scope["type"] != "http"
+            or not path.startswith("/api/")
+            or (path.startswith(UNBOUNDED) and not path.startswith(BOUNDED))
+        ):
             await self.app(scope, receive, send)
             return
         deadline = Deadline(self.seconds)

@@ -5,7 +5,8 @@ Every node has a coordinate: ``cst`` (the corpus: its books), ``cst/vin02m3.mul`
 aggregation counts them), ``cst/vin02m3.mul/ch3.2`` (the second section of that chapter), ``ch3.2.1``
 and so on down the heading levels. The tree is read from the headings every passage carries (CST's
 nikāya › book › chapter › title › subhead; the Bible's book › chapter; a Markdown file's headings), so
-every corpus has one and the coordinates stay the same as long as the text does. A paragraph
+every corpus has one and the coordinates stay the same as long as the text does (a Markdown file's
+chapters are its top headings below its title). A paragraph
 coordinate or a sutta reference (``MN 10``) names the smallest node holding it.
 
 A node's summary is extractive (:func:`gantha.text.summary.central`): its opening sentence and its most
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, Field
 
@@ -110,6 +111,21 @@ def _book_depth(passages: list[Passage]) -> int:
     return common - 1 if all(len(x) == common for x in paths) else common  # one chapter: its heading
 
 
+def _heading_chapters(passages: list[Passage]) -> list[Passage]:
+    """A text without numbered chapters (a Markdown file): its top headings below the book title are its
+    chapters, numbered in reading order."""
+    if any(p.chapter >= 1 for p in passages):
+        return passages
+    depth, titles, out = _book_depth(passages), [], []
+    for p in passages:
+        if len(p.path) > depth:
+            if not titles or titles[-1] != p.path[depth]:
+                titles.append(p.path[depth])
+            p = replace(p, chapter=len(titles), chapter_title=p.path[depth])
+        out.append(p)
+    return out
+
+
 def build_tree(title: str, passages: list[Passage], texts: list[TextRecord] = ()) -> _Node:
     """The heading tree of one book's passages in reading order, with the book's named ``texts``
     (suttas, rules): where one runs over several sibling headings, they are gathered under one node.
@@ -117,6 +133,7 @@ def build_tree(title: str, passages: list[Passage], texts: list[TextRecord] = ()
     Chapters are the book's own (a passage's ``chapter``, as the ``chapter`` aggregation counts them);
     below a chapter, the headings of each passage's path under the chapter's heading."""
     root = _Node((), title)
+    passages = _heading_chapters(passages)
     depth = _book_depth(passages)
     stack = [root]
     for p in passages:

@@ -102,9 +102,44 @@ class TaskQueue:
         rows = self.db.query(f"SELECT {COLUMNS} FROM tasks WHERE id=?", (task_id,))
         return self._task(rows[0]) if rows else None
 
-    def list(self, limit: int = 50) -> list[Task]:
-        rows = self.db.query(f"SELECT {COLUMNS} FROM tasks ORDER BY n DESC LIMIT ?", (limit,))
+    def list(self, limit: int = 50, offset: int = 0, state: str | None = None) -> list[Task]:
+        """The newest tasks first (of one ``state``, if given)."""
+        where, args = ("WHERE state=? ", (state,)) if state else ("", ())
+        rows = self.db.query(
+            f"SELECT {COLUMNS} FROM tasks {where}ORDER BY n DESC LIMIT ? OFFSET ?", (*args, limit, offset)
+        )
         return [self._task(r) for r in rows]
+
+    def count(self, state: str | None = None) -> int:
+        where, args = ("WHERE state=?", (state,)) if state else ("", ())
+        return int(self.db.query(f"SELECT COUNT(*) FROM tasks {where}", args)[0][0])
+
+    def states(self) -> dict[str, int]:
+        """How many tasks are in each state."""
+        return {state: int(n) for state, n in self.db.query("SELECT state, COUNT(*) FROM tasks GROUP BY state")}
+
+    def pending(self, kind: str) -> list[Task]:
+        """The tasks of ``kind`` queued or running, oldest first."""
+        rows = self.db.query(
+            f"SELECT {COLUMNS} FROM tasks WHERE kind=? AND state IN ('queued', 'running') ORDER BY n", (kind,)
+        )
+        return [self._task(r) for r in rows]
+
+    def prune(self, done_age: timedelta, failed_age: timedelta, keep: int) -> int:
+        """Remove finished tasks: done ones older than ``done_age``, failed ones older than ``failed_age``
+        (by their last update), and all but the newest ``keep`` finished ones. Return how many went."""
+        now = datetime.now(UTC)
+        with self.db.transaction():
+            removed = self.db.execute(
+                "DELETE FROM tasks WHERE (state='done' AND updated_at < ?) OR (state='failed' AND updated_at < ?)",
+                ((now - done_age).isoformat(timespec="seconds"), (now - failed_age).isoformat(timespec="seconds")),
+            )
+            removed += self.db.execute(
+                "DELETE FROM tasks WHERE state IN ('done', 'failed') AND n NOT IN "
+                "(SELECT n FROM tasks WHERE state IN ('done', 'failed') ORDER BY n DESC LIMIT ?)",
+                (keep,),
+            )
+        return removed
 
     def update(self, task_id: str, **fields: Any) -> None:
         if "result" in fields:

@@ -11,7 +11,8 @@ from gantha.api import contract
 from gantha.api.errors import ERRORS
 from gantha.api.live import LiveIndex
 from gantha.api.responses import CompactSearchEnvelope, SearchData, SearchEnvelope
-from gantha.model import MAX_LIMIT, MAX_OFFSET, SearchMode, SearchRequest, comma_list
+from gantha.model import MAX_LIMIT, MAX_OFFSET, QueryInfo, SearchMode, SearchRequest, comma_list
+from gantha.research import Research
 from gantha.search.errors import SearchError
 from gantha.search.service import compact
 
@@ -76,9 +77,7 @@ def router(index: LiveIndex) -> APIRouter:
             str | None, Query(max_length=500, description="sentences like this one, whatever the inflection")
         ] = None,
     ) -> SearchEnvelope | CompactSearchEnvelope:
-        if (page - 1) * page_size > MAX_OFFSET:
-            raise SearchError("invalid_parameter", f"page {page} of {page_size} starts past result {MAX_OFFSET:,}")
-        research = index.research()
+        check_page(page, page_size)
         req = SearchRequest(
             q=q,
             mode=search_mode,
@@ -101,33 +100,45 @@ def router(index: LiveIndex) -> APIRouter:
             order=order,
             related_id=related_id,
         )
-        if similar:
-            res = research.similar(
-                similar,
-                limit=page_size,
-                offset=(page - 1) * page_size,
-                books=req.books,
-                categories=req.categories,
-                tags=req.tags,
-            )
-        else:
-            res = research.search(req, lemma=lemma)
-        data = SearchData(
-            total=res.total,
-            page=page,
-            page_size=page_size,
-            took=res.took_ms,
-            results=contract.results(research, res.hits, res.query_info),
-            aggregations=res.aggregations,
-            outcome=res.outcome,
-            message=res.message,
-            suggestions=res.suggestions,
-            weak=res.weak,
-            nodes=res.nodes,
-        )
-        envelope = SearchEnvelope(data=data, query_info=res.query_info)
+        data, query_info = answer(index.research(), req, lemma=lemma, similar=similar)
+        envelope = SearchEnvelope(data=data, query_info=query_info)
         if fields:  # compact hits: plain JSON of the fields asked for
             return JSONResponse(compact(envelope.model_dump(mode="json"), comma_list(fields)))
         return envelope
 
     return api
+
+
+def check_page(page: int, page_size: int) -> None:
+    """A page must start within the first :data:`MAX_OFFSET` results (checked before a request is built)."""
+    if (page - 1) * page_size > MAX_OFFSET:
+        raise SearchError("invalid_parameter", f"page {page} of {page_size} starts past result {MAX_OFFSET:,}")
+
+
+def answer(
+    research: Research, req: SearchRequest, lemma: str | None = None, similar: str | None = None
+) -> tuple[SearchData, QueryInfo]:
+    """Run one search (or, with ``similar``, a search for like sentences) as the HTTP surfaces answer it:
+    ``GET /api/v3/search`` and ``POST /api/v1/search`` alike."""
+    page_size = req.limit
+    page = req.offset // page_size + 1
+    if similar:
+        res = research.similar(
+            similar, limit=page_size, offset=req.offset, books=req.books, categories=req.categories, tags=req.tags
+        )
+    else:
+        res = research.search(req, lemma=lemma)
+    data = SearchData(
+        total=res.total,
+        page=page,
+        page_size=page_size,
+        took=res.took_ms,
+        results=contract.results(research, res.hits, res.query_info),
+        aggregations=res.aggregations,
+        outcome=res.outcome,
+        message=res.message,
+        suggestions=res.suggestions,
+        weak=res.weak,
+        nodes=res.nodes,
+    )
+    return data, res.query_info

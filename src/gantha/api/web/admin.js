@@ -3,6 +3,8 @@ import { api, ApiError, applyText, categoryName, esc, header, readerHref, t } fr
 const $ = (id) => document.getElementById(id);
 const MODES = ["fuzzy", "exact", "semantic", "hybrid"];
 let polling = null;
+let docPage = 1;
+const DOC_PAGE_SIZE = 50;
 
 const key = () => localStorage.getItem("gantha.adminKey") || "";
 const admin = (path, options = {}) => api(path, { ...options, headers: { ...(options.headers || {}), "X-API-Key": key() } });
@@ -23,7 +25,7 @@ function taskRow(task) {
 }
 
 async function loadTasks() {
-  const tasks = await admin("/api/v1/documents/tasks?limit=20");
+  const tasks = (await admin("/api/v1/documents/tasks?page_size=20")).items;
   $("tasks").innerHTML = `<tr><th data-t="col.task"></th><th></th><th data-t="col.state"></th><th data-t="col.progress"></th><th></th></tr>` + tasks.map(taskRow).join("");
   applyText($("tasks"));
   const busy = tasks.some((x) => x.state === "queued" || x.state === "running");
@@ -33,7 +35,7 @@ async function loadTasks() {
 }
 
 async function loadOverview() {
-  const o = await admin("/api/v1/overview");
+  const o = await admin("/api/v1/knowledge/stats");
   $("cards").innerHTML = [
     [t("admin.passages"), o.passages.toLocaleString()],
     [t("admin.books"), o.books.toLocaleString()],
@@ -49,12 +51,39 @@ async function loadOverview() {
 }
 
 async function loadDocuments() {
-  const docs = await admin("/api/v1/documents");
+  const page = await admin(`/api/v1/documents?page=${docPage}&page_size=${DOC_PAGE_SIZE}`);
+  const pages = Math.max(1, Math.ceil(page.total / DOC_PAGE_SIZE));
+  if (docPage > pages) { docPage = pages; return loadDocuments(); }
   $("documents").innerHTML = `<tr><th data-t="col.key"></th><th data-t="col.title"></th><th data-t="col.channels"></th><th data-t="col.passages"></th><th data-t="col.ingested"></th><th></th></tr>` +
-    docs.map((d) => `<tr data-key="${esc(d.key)}"><td>${esc(d.key)}</td><td>${esc(d.title)}</td><td>${esc(d.channels.map((c) => c.channel).join(", "))}</td>
+    page.items.map((d) => `<tr data-key="${esc(d.key)}"><td>${esc(d.key)}</td><td>${esc(d.title)}</td><td>${esc(d.channels.map((c) => c.channel).join(", "))}</td>
       <td>${d.passages}</td><td>${esc(d.ingested_at)}</td>
       <td><button type="button" class="plain details" data-t="admin.details"></button> <button type="button" class="plain delete" data-t="admin.delete"></button></td></tr>`).join("");
+  $("doc-pager").innerHTML = pages > 1 ? `<button type="button" class="plain" data-step="-1" ${docPage <= 1 ? "disabled" : ""} data-t="search.prev"></button>
+    <span>${esc(t("search.page", { page: docPage, pages }))} · ${page.total}</span>
+    <button type="button" class="plain" data-step="1" ${docPage >= pages ? "disabled" : ""} data-t="search.next"></button>` : "";
   applyText($("documents"));
+  applyText($("doc-pager"));
+}
+
+/** One outline node and the nodes below it: title, level, size, its summary. */
+function outlineNode(node, top = false) {
+  const size = `${node.paragraphs.toLocaleString()} ${t("col.passages").toLowerCase()} · ${node.characters.toLocaleString()} ${t("admin.chars")}`;
+  const label = `<span class="node-title">${esc(node.title)}</span> <span class="path">${esc(node.level)}${node.sutta ? ` · ${esc(node.sutta)}` : ""} · ${esc(size)}</span>`;
+  const summary = node.summary ? `<p class="summary">${esc(node.summary)}</p>` : "";
+  const below = node.nodes.length ? `<ul>${node.nodes.map((n) => outlineNode(n)).join("")}</ul>` : "";
+  const more = node.children > node.nodes.length ? `<p class="path">… ${node.children - node.nodes.length}</p>` : "";
+  return `<li data-coordinate="${esc(node.coordinate)}" data-level="${esc(node.level)}"><details${top ? " open" : ""}>
+    <summary>${label} <a class="path" href="${esc(readerHref(node.first || node.coordinate))}">${esc(node.coordinate)}</a></summary>${summary}${below}${more}</details></li>`;
+}
+
+async function showDetail(docKey) {
+  const d = await admin(`/api/v1/documents/${docKey}`);
+  const channels = `<table class="grid">${d.channels.map((c) => `<tr><td>${esc(c.channel)}</td><td>${esc(c.language)}</td><td>${c.passages}</td><td>${esc(c.source)}</td><td>${esc(c.ingested_at)}</td></tr>`).join("")}</table>`;
+  const tree = d.outline;
+  $("detail").innerHTML = `<div class="card"><b>${esc(d.title)}</b> ${esc(d.key)} · ${esc(categoryName(d.category))} · ${esc(d.tags.join(", "))}
+    ${channels}<h3 data-t="admin.outline"></h3><p class="path">${tree.nodes} ${esc(t("admin.nodes"))}${tree.truncated ? " · …" : ""}</p>
+    <ul class="outline" id="outline">${outlineNode(tree.root, true)}</ul></div>`;
+  applyText($("detail"));
 }
 
 async function loadAll() {
@@ -119,14 +148,18 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("add-form").addEventListener("submit", addSource);
   $("bench-form").addEventListener("submit", bench);
+  $("doc-pager").addEventListener("click", (e) => {
+    const step = Number(e.target.dataset.step || 0);
+    if (!step) return;
+    docPage += step;
+    loadDocuments();
+  });
   $("documents").addEventListener("click", async (e) => {
     const row = e.target.closest("tr[data-key]");
     if (!row) return;
     const docKey = row.dataset.key;
     if (e.target.classList.contains("details")) {
-      const d = await admin(`/api/v1/documents/${docKey}`);
-      $("detail").innerHTML = `<div class="card"><b>${esc(d.title)}</b> ${esc(d.key)} · ${esc(categoryName(d.category))} · ${esc(d.tags.join(", "))}
-        <table class="grid">${d.channels.map((c) => `<tr><td>${esc(c.channel)}</td><td>${esc(c.language)}</td><td>${c.passages}</td><td>${esc(c.source)}</td><td>${esc(c.ingested_at)}</td></tr>`).join("")}</table></div>`;
+      showDetail(docKey).catch((err) => { $("detail").textContent = err.message; });
     } else if (e.target.classList.contains("delete") && confirm(t("admin.confirm", { key: docKey }))) {
       await admin(`/api/v1/documents/${docKey}`, { method: "DELETE" });
       loadTasks();

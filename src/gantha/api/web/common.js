@@ -28,7 +28,7 @@ const TEXT = {
     "admin.path": "Server path", "admin.upload": "Or upload Markdown, text or CST XML", "admin.source": "Source type",
     "admin.submit": "Start ingestion", "admin.tasks": "Tasks", "admin.bench": "Search test bench",
     "admin.compare": "Compare modes", "admin.taxonomy": "Categories and tags", "admin.delete": "Delete",
-    "admin.details": "Details", "admin.confirm": "Delete {key} from the index?", "admin.unauthorized": "Wrong or missing API key.",
+    "admin.details": "Details", "admin.outline": "Outline and summaries", "admin.nodes": "nodes", "admin.chars": "characters", "admin.confirm": "Delete {key} from the index?", "admin.unauthorized": "Wrong or missing API key.",
     "col.title": "Title", "col.key": "Document", "col.channels": "Channels", "col.passages": "Passages",
     "col.ingested": "Ingested", "col.state": "State", "col.progress": "Progress", "col.task": "Task",
     "lang": "Language",
@@ -60,7 +60,7 @@ const TEXT = {
     "admin.path": "服务器路径", "admin.upload": "或上传 Markdown、文本或 CST XML", "admin.source": "来源类型",
     "admin.submit": "开始导入", "admin.tasks": "任务", "admin.bench": "检索对比",
     "admin.compare": "比较各方式", "admin.taxonomy": "类别与标签", "admin.delete": "删除",
-    "admin.details": "详情", "admin.confirm": "从索引中删除 {key}？", "admin.unauthorized": "API 密钥错误或缺失。",
+    "admin.details": "详情", "admin.outline": "大纲与摘要", "admin.nodes": "个节点", "admin.chars": "字符", "admin.confirm": "从索引中删除 {key}？", "admin.unauthorized": "API 密钥错误或缺失。",
     "col.title": "标题", "col.key": "文献", "col.channels": "版本", "col.passages": "段落",
     "col.ingested": "导入时间", "col.state": "状态", "col.progress": "进度", "col.task": "任务",
     "lang": "语言",
@@ -107,7 +107,7 @@ export class ApiError extends Error {
   }
 }
 
-/** Call the HTTP API; resolve to `data`, or throw ApiError with the server's message. */
+/** Call the HTTP API (either envelope); resolve to `data`, or throw ApiError with the server's message. */
 export async function api(path, options = {}) {
   const response = await fetch(path, options);
   let body = null;
@@ -116,8 +116,9 @@ export async function api(path, options = {}) {
   } catch {
     throw new ApiError(response.status, "bad_response", `HTTP ${response.status}`);
   }
-  if (!response.ok || body.success === false) {
-    const err = body.error || {};
+  const v1 = typeof body.code === "number"; // the document service's envelope: {code, data, message}
+  if (!response.ok || body.success === false || (v1 && body.code !== 0)) {
+    const err = v1 ? { code: body.data?.error || body.code, message: body.message } : body.error || {};
     throw new ApiError(response.status, err.code || "error", err.message || `HTTP ${response.status}`);
   }
   return body.data;

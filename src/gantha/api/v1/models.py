@@ -1,0 +1,156 @@
+"""The bodies of the document service (``/api/v1``): tasks, documents, stats, the knowledge search."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gantha.api.responses import HealthData, SearchData
+from gantha.model import MAX_LIMIT, MAX_OFFSET, QueryInfo, SearchMode
+from gantha.research.tree import OutlineTree
+from gantha.store.queue import Task
+
+Granularity = Literal["paragraph", "sentence", "book", "chapter", "sutta", "section", "auto"]
+
+
+class TaskData(Task):
+    """A task with its progress: ``done / total`` while it runs (files or books), 1 once done."""
+
+    progress: float = 0.0
+
+    @classmethod
+    def of(cls, task: Task) -> TaskData:
+        progress = round(min(task.done / task.total, 1.0), 4) if task.total else 0.0
+        if task.state == "done":
+            progress = 1.0
+        return cls(**task.model_dump(), progress=progress)
+
+
+class TaskPage(BaseModel):
+    total: int
+    page: int
+    page_size: int
+    items: list[TaskData]
+
+
+class ChannelData(BaseModel):
+    channel: str
+    language: str
+    passages: int
+    page_refs: int
+    bold_terms: int
+    source: str
+    ingested_at: str
+
+
+class DocumentData(BaseModel):
+    key: str  # corpus/book: the document's coordinate
+    corpus: str
+    book: str
+    title: str
+    category: str  # the canon's division (mula, atthakatha, tika, anya), as /api/v3 filters by it
+    tags: list[str]
+    group_path: list[str]
+    channels: list[ChannelData]
+    passages: int
+    ingested_at: str
+
+
+class DocumentPage(BaseModel):
+    total: int
+    page: int
+    page_size: int
+    items: list[DocumentData]
+
+
+class DocumentDetail(DocumentData):
+    outline: OutlineTree  # book › chapter › section, each node with its size and extractive summary
+    classification: dict[str, Any] | None = None  # the taxonomy's category, confidence and tags: not yet computed
+
+
+class DeletedData(BaseModel):
+    """A delete of a document the index does not hold: nothing to do (a delete is idempotent)."""
+
+    key: str
+    deleted: bool = False
+    message: str
+
+
+class CorpusCount(BaseModel):
+    corpus: str
+    books: int
+    passages: int
+
+
+class LastIngest(BaseModel):
+    key: str
+    title: str
+    channel: str
+    passages: int
+    ingested_at: str
+
+
+class StatsData(BaseModel):
+    passages: int
+    books: int
+    index_bytes: int
+    corpora: list[CorpusCount]
+    channels: list[tuple[str, int]]
+    categories: list[tuple[str, int]]  # books per canon division
+    tags: list[tuple[str, int]]
+    last_ingests: list[LastIngest]
+    tasks: dict[str, int]  # tasks per state
+    classification: dict[str, Any] | None = None  # documents per taxonomy category, uncategorized: not yet
+
+
+class SearchFilters(BaseModel):
+    """What ``GET /api/v3/search`` filters by, as lists."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    resource_type: list[str] = Field(
+        default_factory=list,
+        description="origin_text, translation, nissaya, dictionary, term, article, or a corpus: cst, bible, md, dict",
+    )
+    language: list[str] = Field(default_factory=list, description="languages, e.g. pali, en")
+    category: list[str] = Field(default_factory=list, description="mula, atthakatha, tika, anya")
+    tags: list[str] = Field(default_factory=list, description="tags, e.g. vinaya, sutta, digha")
+    book: list[str] = Field(default_factory=list, description="book ids, e.g. vin02m3.mul")
+    page_refs: str | None = Field(None, description="a page reference: P2.0031, P2.31, PTS Vin II 31")
+
+
+class KnowledgeQuery(BaseModel):
+    """A knowledge search: the question, the granularity of the answer, filters, a page."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field("", description='words, "a phrase", -excluded, prefix*; any script or ASCII scheme')
+    granularity: Granularity | None = Field(
+        None,
+        description="paragraph (default), sentence, or whole texts: book, chapter, sutta, section (data.nodes), "
+        "or auto (descends book → chapter → section while sure; query_info.hierarchy says the path)",
+    )
+    search_mode: SearchMode = SearchMode.FUZZY
+    filters: SearchFilters = Field(default_factory=SearchFilters)
+    lemma: str | None = Field(None, description="expand this lemma to its attested forms first")
+    page: int = Field(1, ge=1, le=MAX_OFFSET)
+    page_size: int = Field(20, ge=1, le=MAX_LIMIT)
+
+
+class KnowledgeData(SearchData):
+    query_info: QueryInfo
+
+
+__all__ = [
+    "DeletedData",
+    "DocumentData",
+    "DocumentDetail",
+    "DocumentPage",
+    "HealthData",
+    "KnowledgeData",
+    "KnowledgeQuery",
+    "StatsData",
+    "TaskData",
+    "TaskPage",
+]
