@@ -167,7 +167,20 @@ def test_whole_text_evaluation_compares_flat_and_hierarchical(research):
         EvalQuery(id="dn2", group="pali", query="sāmaññaphala", mode="fuzzy", suttas=["dn2"]),
         EvalQuery(id="dn3", group="pali", query="ambaṭṭha", mode="fuzzy", suttas=["dn3"]),
         EvalQuery(id="none", group="pali", query="nothing", answerable=False),
+        EvalQuery(
+            id="kd12",
+            group="pali",
+            split="report",
+            query="pārivāsika",
+            mode="fuzzy",
+            level="chapter",
+            nodes=["cst/vin02m3.mul/ch2", "cst/vin02m3.mul/ch3"],
+        ),
     ]
     report = whole_texts(research, queries)
-    assert report["pali"]["queries"] == 2
-    assert report["pali"]["sutta recall@5"] == 1.0 and 0 <= report["pali"]["flat recall@5"] <= 1
+    pali, chapters = report["groups"]["pali"], report["groups"]["report/pali"]
+    assert pali["queries"] == 2 and chapters["queries"] == 1
+    assert pali["level hit@5"] == 1.0 and 0 <= pali["flat hit@5"] <= 1 and 0 <= pali["auto mrr"] <= 1
+    assert chapters["level hit@1"] == 1.0 and 0 <= chapters["auto level"] <= 1
+    kd12 = next(q for q in report["queries"] if q["id"] == "kd12")
+    assert kd12["chapter top"][0] in ("cst/vin02m3.mul/ch2", "cst/vin02m3.mul/ch3")

@@ -6,7 +6,9 @@ A query file is JSON lines: ``{"id", "group", "query", "mode", "relevant": [coor
 answerable query is scored on where its relevant coordinates rank (hit@k: any of them in the top
 k); an unanswerable one should come back ``not_found`` (semantic/hybrid) or without hits.
 ``calibrate`` fits the reranker's confidence and refusal threshold on a set: fit on one file,
-report on another.
+report on another. A whole-text question (``whole_texts``, eval/whole_texts.jsonl) names instead the
+``level`` that answers it and the ``nodes`` that do (outline coordinates, ``MN 10`` for suttas), and its
+``split``: ``fit`` (settings are chosen on these) or ``report``.
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from gantha.model import SearchRequest
+from gantha.model import Hit, SearchRequest
 from gantha.research import Research
+from gantha.research.nodes import WINDOW as NODE_WINDOW
 from gantha.search.rerank import crosses, fit_calibration
 from gantha.search.service import REFUSAL_DEPTH
+
+NODE_DEPTH = 10  # nodes a whole-text answer is looked for among (MRR@10)
 
 
 class EvalQuery(BaseModel):
@@ -36,6 +41,9 @@ class EvalQuery(BaseModel):
     filters: dict[str, Any] = Field(default_factory=dict)
     lemma: str | None = None
     k: int = 10
+    level: str | None = None  # a whole-text question: the level that answers it (book, chapter, sutta, section)
+    nodes: list[str] = Field(default_factory=list)  # and the outline coordinates of its answers ("MN 10" for suttas)
+    split: str | None = None  # fit (choose settings on these) or report
 
 
 def load(path: Path) -> list[EvalQuery]:
@@ -134,26 +142,69 @@ def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"
     return cal
 
 
-def whole_texts(research: Research, queries: list[EvalQuery], k: int = 5) -> dict[str, Any]:
-    """Which text answers this? Per group: recall@k of the right sutta by flat paragraph retrieval (the
-    named texts of the hits, in rank order) and by hierarchical retrieval (``granularity=sutta``)."""
+def _answers(research: Research, q: EvalQuery) -> tuple[str, list[str]]:
+    """The level and node coordinates that answer a whole-text question (a query naming suttas only: those)."""
+    if q.nodes:
+        return q.level or "sutta", q.nodes
+    return "sutta", [r.label for uid in q.suttas if (r := research.store.text(uid))]
+
+
+def _first(found: list[str], wanted: list[str]) -> int | None:
+    """The rank (from 0) of the first node among the best :data:`NODE_DEPTH` that is one wanted or lies in one."""
+    hits = (i for i, c in enumerate(found[:NODE_DEPTH]) if any(c == w or c.startswith(f"{w}.") for w in wanted))
+    return next(hits, None)
+
+
+def _held(research: Research, level: str, hits: list[Hit]) -> list[str]:
+    """The nodes of ``level`` holding paragraph hits, in the order of their best hit."""
+    passages = research.store.get_ids([f"{h.coordinate}@{h.channel}" for h in hits])
+    out: list[str] = []
+    for h in hits:
+        p = passages.get(f"{h.coordinate}@{h.channel}")
+        if p is not None and (node := research.node_of(level, p)) and node not in out:
+            out.append(node)
+    return out
+
+
+def whole_texts(research: Research, queries: list[EvalQuery]) -> dict[str, Any]:
+    """Which book, chapter, sutta or section answers this? Per split and language: hit@1, hit@5 and MRR@10
+    of the right node by flat paragraph retrieval (the nodes of the question's level holding the hits, in rank
+    order), by ``granularity=<its level>`` and by ``granularity=auto`` (its paragraphs' nodes likewise), and
+    how often ``auto`` stopped at the right level and at the right node (``auto level``, ``auto node``)."""
     per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    details = []
     for q in queries:
-        if not q.answerable or not q.suttas:
+        if not q.answerable or not (q.nodes or q.suttas):
             continue
-        wanted = {r.label for uid in q.suttas if (r := research.store.text(uid))}
-        flat = research.search(_request(q, q.mode, 50), lemma=q.lemma)
-        passages = research.store.get_ids([f"{h.coordinate}@{h.channel}" for h in flat.hits])
-        named: list[str] = []
-        for h in flat.hits:
-            p = passages.get(f"{h.coordinate}@{h.channel}")
-            text = research.store.text_at(p.corpus, p.book, p.seq) if p else None
-            if text and text.label not in named:
-                named.append(text.label)
-        nodes = research.search(_request(q, q.mode, k).model_copy(update={"granularity": "sutta"}), lemma=q.lemma)
-        per[q.group]["flat"].append(float(bool(wanted & set(named[:k]))))
-        per[q.group]["sutta"].append(float(bool(wanted & {n.coordinate for n in nodes.nodes[:k]})))
-    return {
-        group: {f"{name} recall@{k}": round(sum(v) / len(v), 4) for name, v in m.items()} | {"queries": len(m["flat"])}
-        for group, m in sorted(per.items())
+        level, wanted = _answers(research, q)
+        req = _request(q, q.mode, NODE_WINDOW)
+        flat = research.search(req, lemma=q.lemma)
+        nodes = research.search(req.model_copy(update={"granularity": level, "limit": NODE_DEPTH}), lemma=q.lemma)
+        auto = research.search(req.model_copy(update={"granularity": "auto"}), lemma=q.lemma)
+        found = {
+            "flat": _held(research, level, flat.hits or flat.weak),
+            level: [n.coordinate for n in nodes.nodes],
+            "auto": _held(research, level, auto.hits),
+        }
+        stops = [step for step in (auto.query_info.hierarchy or {}).get("path", []) if step["descended"]]
+        targets = [research.outline(w, summaries=False).node for w in wanted]
+        stop = stops[-1] if stops else {"level": "flat", "node": None}
+        ranks = {mode: _first(got, wanted) for mode, got in found.items()}
+        for key in (f"{q.split}/{q.group}" if q.split else q.group, f"{q.split}/all" if q.split else "all"):
+            m = per[key]
+            for mode, rank in ranks.items():
+                name = "level" if mode == level else mode
+                m[f"{name} hit@1"].append(float(rank == 0))
+                m[f"{name} hit@5"].append(float(rank is not None and rank < 5))
+                m[f"{name} mrr"].append(0.0 if rank is None else 1 / (rank + 1))
+            m["auto level"].append(float(stop["level"] in {t.level for t in targets}))
+            m["auto node"].append(float(stop["node"] in {t.coordinate for t in targets}))
+        details.append(
+            {"id": q.id, "split": q.split, "level": level, "wanted": wanted, "ranks": ranks, "auto": stop}
+            | {f"{mode} top": got[:3] for mode, got in found.items()}
+        )
+    groups = {
+        key: {name: round(sum(v) / len(v), 4) for name, v in m.items()} | {"queries": len(m["auto level"])}
+        for key, m in sorted(per.items())
     }
+    return {"groups": groups, "queries": details}

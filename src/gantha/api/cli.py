@@ -388,7 +388,11 @@ def eval_(
     ] = False,
     report: Annotated[Path | None, typer.Option(help="write the JSON report here")] = None,
     whole_texts: Annotated[
-        bool, typer.Option("--whole-texts", help="recall@5 of the right sutta: flat against granularity=sutta")
+        bool,
+        typer.Option(
+            "--whole-texts",
+            help="which book/chapter/sutta/section answers: flat, granularity=<level> and auto (hit@1, hit@5, MRR)",
+        ),
     ] = False,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
@@ -400,11 +404,15 @@ def eval_(
     queries = [q for f in files for q in evaluate.load(f)]
     if whole_texts:
         texts = evaluate.whole_texts(research, queries)
+        if report:
+            report.write_text(orjson.dumps(texts, option=orjson.OPT_INDENT_2).decode())
         if as_json:
             return _print_json(texts)
-        table = Table("group", "queries", "flat recall@5", "sutta recall@5")
-        for group, m in texts.items():
-            table.add_row(group, str(m["queries"]), f"{m['flat recall@5']:.3f}", f"{m['sutta recall@5']:.3f}")
+        modes = ("flat", "level", "auto")
+        table = Table("split/group", "queries", *(f"{m} hit@1 / @5 / MRR" for m in modes), "auto level / node")
+        for group, m in texts["groups"].items():
+            scores = [" / ".join(f"{m[f'{mode} {k}']:.2f}" for k in ("hit@1", "hit@5", "mrr")) for mode in modes]
+            table.add_row(group, str(m["queries"]), *scores, f"{m['auto level']:.2f} / {m['auto node']:.2f}")
         return out.print(table)
     if calibrate_on or calibrate:
         cal = evaluate.calibrate(research, evaluate.load(calibrate_on) if calibrate_on else queries)

@@ -48,7 +48,10 @@ class NodeVerbs:
             and not self.searcher.is_pali(req.q)
         ):
             req = req.model_copy(update={"mode": SearchMode.HYBRID})  # a question about a text, in English or Chinese
-        flat = self.pipeline.search(req.model_copy(update={"granularity": None, "limit": WINDOW, "offset": 0}), lemma)
+        # the window is weighed whatever the reranker thinks of its paragraphs as answers: a question about a
+        # whole text is often refused paragraph by paragraph ("the chapter on love in 1 Corinthians")
+        window = req.model_copy(update={"granularity": None, "limit": WINDOW, "offset": 0})
+        flat = self.pipeline.search(window, lemma, refuse=False)
         if req is not asked:
             flat.query_info.notes.append("a question in words other than Pali: whole texts found by meaning (hybrid)")
         passages = self.store.get_ids([f"{h.coordinate}@{h.channel}" for h in flat.hits])
@@ -69,6 +72,14 @@ class NodeVerbs:
             nodes=page,
             aggregations=flat.aggregations,
         ).model_copy(update={"outcome": "hits" if page else ("past_end" if nodes else "no_hits")})
+
+    def node_of(self, level: str, p: Passage) -> str | None:
+        """The coordinate of the node of ``level`` holding a passage (of ``section``: the smallest one)."""
+        if level != "section":
+            key = self._key(level, p)
+            return key[0] if key else None
+        corpus, book, found = self._locate(p.coordinate)
+        return f"{corpus}/{book}/ch{'.'.join(map(str, found.key))}" if len(found.key) > 1 else None
 
     # --- grouping -------------------------------------------------------------------------------
 

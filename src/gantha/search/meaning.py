@@ -113,12 +113,14 @@ class MeaningSearch:
         req: SearchRequest,
         extra: list[list[tuple[str, float]]] | None = None,
         extra_routes: list[str] | None = None,
+        refuse: bool = True,
     ) -> SearchResponse:
         """Semantic (vector only) or hybrid (lexical + vector [+ extra routes], fused) search.
 
         Without a language or channel asked for, a match in an aligned translation counts for its
         original: the hit is the Pali paragraph, with the translation beside it. The reranker judges
-        the best ``REFUSAL_DEPTH`` candidates, so refusing does not depend on the page asked for.
+        the best ``REFUSAL_DEPTH`` candidates, so refusing does not depend on the page asked for
+        (``refuse=False``: the candidates are kept whatever their confidence, as whole-text search weighs them).
         """
         started = time.perf_counter()
         fused, evidence, info = self.fused_ranking(req, extra, extra_routes)
@@ -143,7 +145,7 @@ class MeaningSearch:
             pali_found = self.is_pali(req.q) and any(coverage(req.q, p.text) == 1.0 for p in shown.values())
             if pali_found:  # Pali words that occur are in the texts whatever their English neighbours say
                 info.notes.append("Pali words found in the texts: not refused")
-            elif best < self.judge.calibration.threshold:
+            elif refuse and best < self.judge.calibration.threshold:
                 top = [d for d, _ in fused[:5]]
                 res.weak = [
                     self.presenter.hit(

@@ -82,8 +82,9 @@ class Pipeline:
         info = QueryInfo(original=req.related_id or "", mode=req.mode, normalized=coordinate, routes=["reference"])
         return SearchResponse.timed(time.perf_counter(), len(hits), hits, info)
 
-    def search(self, req: SearchRequest, lemma: str | None = None) -> SearchResponse:
-        """Search, expanding ``lemma`` to its attested forms first; explain an empty answer."""
+    def search(self, req: SearchRequest, lemma: str | None = None, refuse: bool = True) -> SearchResponse:
+        """Search, expanding ``lemma`` to its attested forms first; explain an empty answer (``refuse=False``:
+        semantic and hybrid candidates are kept below the refusal threshold)."""
         if req.related_id:
             return self._related(req)
         bridges = (
@@ -96,14 +97,14 @@ class Pipeline:
             else []
         )
         if bridges:
-            return self._bridged(req, bridges)
+            return self._bridged(req, bridges, refuse)
         family = None
         if lemma:
             family = self.verbs.family(lemma, req.compounds)
             if not family.forms:
                 raise SearchError("unattested_lemma", f"no attested forms of {lemma!r} (see `gantha forms {lemma}`)")
             req = req.model_copy(update={"forms": [*req.forms, *family.words()]})
-        res = self._sentence_search(req) if req.granularity == "sentence" else self.searcher.search(req, family)
+        res = self._sentence_search(req) if req.granularity == "sentence" else self.searcher.search(req, family, refuse)
         if family:
             res.query_info.lemma = {
                 "lemma": family.lemma,
@@ -157,11 +158,11 @@ class Pipeline:
                 )
             return
 
-    def _bridged(self, req: SearchRequest, bridges: list[dict[str, Any]]) -> SearchResponse:
+    def _bridged(self, req: SearchRequest, bridges: list[dict[str, Any]], refuse: bool = True) -> SearchResponse:
         """The query's own route fused (RRF) with the Pali passages of the lemmas it names."""
         if req.mode in ("semantic", "hybrid"):
             bridge = self.bridges.ranking(bridges, req, max(50, req.offset + req.limit))
-            res = self.searcher.search_fused(req, extra=[bridge], extra_routes=["bridge"])
+            res = self.searcher.search_fused(req, extra=[bridge], extra_routes=["bridge"], refuse=refuse)
         else:  # the query's own words, or a form of a bridged lemma: exact totals and aggregations from one
             # store query, the page from the two rankings fused (their scores are not comparable)
             started = time.perf_counter()

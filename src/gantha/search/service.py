@@ -73,9 +73,9 @@ class Searcher:
     def vector_problem(self, problem: str | None) -> None:
         self.meaning.vector_problem = problem
 
-    def search(self, req: SearchRequest, family: Family | None = None) -> SearchResponse:
+    def search(self, req: SearchRequest, family: Family | None = None, refuse: bool = True) -> SearchResponse:
         """``family``: the lemma whose forms and compounds ``req.forms`` holds: its matches are ranked by its
         frequency, its own forms' bold occurrences first, and each hit says which forms matched."""
         if req.mode in (SearchMode.SEMANTIC, SearchMode.HYBRID):
-            return self.meaning.search_fused(req)
+            return self.meaning.search_fused(req, refuse=refuse)
         return self.lexical.search(req, family)
