@@ -27,7 +27,7 @@ from gantha import topics
 from gantha.config import settings
 from gantha.ingest import embed_corpora, ingest_lexicon
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
-from gantha.store.base import IndexBusy, Store
+from gantha.store.base import IndexBusy, Store, StoreError
 from gantha.store.factory import open_store
 from gantha.store.queue import MAX_ATTEMPTS, Task, TaskQueue
 from gantha.store.vectors import doc_of
