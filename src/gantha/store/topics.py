@@ -12,7 +12,8 @@ from gantha.store.sql import Database
 TOPICS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS topics (coordinate TEXT PRIMARY KEY, corpus TEXT, book TEXT, chapter INTEGER,
     topic TEXT, confidence REAL, tags TEXT, signature TEXT);
-CREATE INDEX IF NOT EXISTS topics_book ON topics (corpus, book)
+CREATE INDEX IF NOT EXISTS topics_book ON topics (corpus, book);
+CREATE TABLE IF NOT EXISTS topic_fixes (coordinate TEXT PRIMARY KEY, topic TEXT)
 """
 _COLUMNS = "coordinate, corpus, book, chapter, topic, confidence, tags, signature"
 
@@ -28,7 +29,7 @@ class TopicTable:
 
     def set_topics(self, corpus: str, book: str, rows: list[TopicRecord]) -> None:
         """Replace the topics of one book (the book and its chapters) with these, in one transaction."""
-        if not self.db.has_table("topics"):
+        if not self.db.has_table("topic_fixes"):
             self.db.script(TOPICS_SCHEMA)
         with self.db.transaction():
             self.db.execute("DELETE FROM topics WHERE corpus=? AND book=?", (corpus, book))
@@ -39,6 +40,24 @@ class TopicTable:
             )
         self._forget_topics()
 
+    def topic_fixes(self) -> dict[str, str]:
+        """Topics a person set (node coordinate → category id): classification keeps them."""
+        return (
+            dict(self.db.query("SELECT coordinate, topic FROM topic_fixes")) if self.db.has_table("topic_fixes") else {}
+        )
+
+    def fix_topic(self, coordinate: str, topic: str | None) -> None:
+        """Set a node's topic by hand (confidence 1), or give it back to the classifier (``None``: the fix is
+        dropped; the node keeps its topic until the book is classified again)."""
+        if not self.db.has_table("topic_fixes"):
+            self.db.script(TOPICS_SCHEMA)
+        with self.db.transaction():
+            self.db.execute("DELETE FROM topic_fixes WHERE coordinate=?", (coordinate,))
+            if topic is not None:
+                self.db.execute("INSERT INTO topic_fixes VALUES (?, ?)", (coordinate, topic))
+                self.db.execute("UPDATE topics SET topic=?, confidence=1.0 WHERE coordinate=?", (topic, coordinate))
+        self._forget_topics()
+
     def topics(self, corpus: str | None = None, book: str | None = None) -> list[TopicRecord]:
         """Topics of every classified document and chapter (of one corpus, one book), in book order."""
         if self._topics_cache is None:
@@ -47,8 +66,9 @@ class TopicTable:
                 if self.db.has_table("topics")
                 else []
             )
+            fixes = self.topic_fixes()
             self._topics_cache = [
-                TopicRecord(c, corpus_, book_, int(ch), topic, float(conf), orjson.loads(tags), sig)
+                TopicRecord(c, corpus_, book_, int(ch), topic, float(conf), orjson.loads(tags), sig, c in fixes)
                 for c, corpus_, book_, ch, topic, conf, tags, sig in rows
             ]
         return [

@@ -25,7 +25,7 @@ import hashlib
 import re
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import orjson
@@ -270,7 +270,7 @@ def classify_index(
         if not force and stored.get((corpus, book)) == signature:
             summary.unchanged += 1
             continue
-        rows = worker.classify_book(records, context, signature)
+        rows = keep_fixes(worker.classify_book(records, context, signature), store.topic_fixes(), taxonomy)
         store.set_topics(corpus, book, rows)
         summary.books += 1
         summary.nodes += len(rows)
@@ -291,6 +291,15 @@ def classify_index(
     summary.uncategorized = counts.get(UNCATEGORIZED, 0)
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
+
+
+def keep_fixes(rows: list[TopicRecord], fixes: dict[str, str], taxonomy: Taxonomy) -> list[TopicRecord]:
+    """The classifier's topics with those a person set in their place (confidence 1), where the taxonomy
+    still has the category."""
+    known = {*taxonomy.ids, UNCATEGORIZED}
+    return [
+        replace(r, topic=fixes[r.coordinate], confidence=1.0) if fixes.get(r.coordinate) in known else r for r in rows
+    ]
 
 
 def stale(store: Store, taxonomy: Taxonomy, *, never: bool = True) -> bool:

@@ -20,19 +20,23 @@ from gantha.api.live import LiveIndex
 from gantha.api.v1.envelope import ApiError, Reply, answers
 from gantha.api.v1.models import (
     ChannelData,
+    Classification,
     DeletedData,
     DocumentData,
     DocumentDetail,
     DocumentPage,
     TaskData,
     TaskPage,
+    TopicFix,
 )
 from gantha.config import settings
+from gantha.model import TopicRecord
 from gantha.research.tree import MAX_DEPTH, MAX_NODES, outline_tree
 from gantha.sources import SOURCES, UPLOAD_SOURCES
 from gantha.store.base import Store
 from gantha.store.queue import Task
 from gantha.tasks import save_upload
+from gantha.topics import scope
 
 MAX_UPLOAD = 50 * 2**20
 STATES = "^(queued|running|done|failed)$"
@@ -119,6 +123,17 @@ def document(store: Store, key: str) -> DocumentData:
     )
 
 
+def classification(store: Store, record: TopicRecord) -> Classification:
+    return Classification(
+        coordinate=record.coordinate,
+        topic=record.topic,
+        label=scope.labels(store).get(record.topic, record.topic),
+        confidence=record.confidence,
+        tags=record.tags,
+        fixed=record.fixed,
+    )
+
+
 def accepted(task: Task) -> JSONResponse:
     """202 with the task, and where to follow it."""
     body = Reply[TaskData](data=TaskData.of(task), message=f"task {task.state}").model_dump(mode="json")
@@ -190,7 +205,27 @@ def router(index: LiveIndex) -> APIRouter:
         research = index.research()
         doc = document(research.store, key)
         tree = outline_tree(research, key, depth=depth, summaries=summaries, limit=MAX_NODES)
-        return Reply(data=DocumentDetail(**doc.model_dump(), outline=tree))
+        whole = next((t for t in research.store.topics(doc.corpus, doc.book) if t.chapter == 0), None)
+        topic = classification(research.store, whole) if whole else None
+        return Reply(data=DocumentDetail(**doc.model_dump(), outline=tree, classification=topic))
+
+    @api.put(
+        "/topics/{coordinate:path}",
+        summary="Fix the topic of a document or chapter by hand (kept when it is classified again); null drops it",
+        responses=answers(404),
+    )
+    def fix(coordinate: str, body: TopicFix) -> Reply[Classification]:
+        s = store()
+        corpus, _, rest = coordinate.partition("/")
+        record = next((t for t in s.topics(corpus, rest.partition("/")[0]) if t.coordinate == coordinate), None)
+        if record is None:
+            raise ApiError(404, "not_found", f"no classified document or chapter {coordinate} (gantha classify)")
+        if body.topic is not None and body.topic not in scope.known_topics(s):
+            known = ", ".join(scope.known_topics(s))
+            raise ApiError(422, "invalid_parameter", f"unknown topic {body.topic!r}; one of {known}")
+        s.fix_topic(coordinate, body.topic)
+        fixed = next(t for t in s.topics(record.corpus, record.book) if t.coordinate == coordinate)
+        return Reply(data=classification(s, fixed), message="fixed" if body.topic else "given back to the classifier")
 
     @api.delete(
         "/documents/{key:path}",

@@ -15,8 +15,19 @@ from gantha.api.live import LiveIndex
 from gantha.api.routes.search import answer, check_page
 from gantha.api.v1.documents import require_key
 from gantha.api.v1.envelope import Reply, answers
-from gantha.api.v1.models import CorpusCount, HealthData, KnowledgeData, KnowledgeQuery, LastIngest, StatsData
+from gantha.api.v1.models import (
+    CategoriesData,
+    CategoryData,
+    CorpusCount,
+    HealthData,
+    KnowledgeData,
+    KnowledgeQuery,
+    LastIngest,
+    StatsData,
+)
 from gantha.model import SearchRequest, comma_list
+from gantha.topics import configured_taxonomy, scope
+from gantha.topics.taxonomy import UNCATEGORIZED
 
 
 def router(index: LiveIndex) -> APIRouter:
@@ -98,7 +109,35 @@ def router(index: LiveIndex) -> APIRouter:
                 for r in latest
             ],
             tasks=s.tasks().states(),
+            classification=Counter(t.topic for t in s.topics() if t.chapter == 0).most_common(),
         )
+        return Reply(data=data)
+
+    @api.get(
+        "/knowledge/categories",
+        summary="The taxonomy's categories with the documents and chapters classified into each",
+        dependencies=[Depends(require_key)],
+        tags=["admin"],
+        responses=answers(401),
+    )
+    def categories() -> Reply[CategoriesData]:
+        s = index.research().store
+        taxonomy = configured_taxonomy()
+        records = s.topics()
+        labels = scope.labels(s)
+        described = {c.id: c.description for c in taxonomy.categories}
+        ids = scope.known_topics(s) or [*taxonomy.ids, UNCATEGORIZED]
+        rows = [
+            CategoryData(
+                id=topic,
+                label=labels.get(topic) or taxonomy.label(topic),
+                description=described.get(topic, "below the taxonomy's threshold"),
+                documents=sum(t.topic == topic and t.chapter == 0 for t in records),
+                chapters=sum(t.topic == topic and t.chapter > 0 for t in records),
+            )
+            for topic in ids
+        ]
+        data = CategoriesData(taxonomy=taxonomy.source, threshold=taxonomy.threshold, categories=rows)
         return Reply(data=data)
 
     return api

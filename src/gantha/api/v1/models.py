@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -64,9 +64,39 @@ class DocumentPage(BaseModel):
     items: list[DocumentData]
 
 
+class Classification(BaseModel):
+    """A node's category in the taxonomy (``gantha.topics``)."""
+
+    coordinate: str
+    topic: str  # a category id, or "uncategorized" below the taxonomy's threshold
+    label: str
+    confidence: float
+    tags: list[str]  # soft tags: the other candidate categories
+    fixed: bool  # set by a person: kept by every classification
+
+
 class DocumentDetail(DocumentData):
-    outline: OutlineTree  # book › chapter › section, each node with its size and extractive summary
-    classification: dict[str, Any] | None = None  # the taxonomy's category, confidence and tags: not yet computed
+    outline: OutlineTree  # book › chapter › section, each node with its size, summary and topic
+    classification: Classification | None = None  # the document's category (None: not classified yet)
+
+
+class TopicFix(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    topic: str | None = Field(description="a category id of the taxonomy (or uncategorized); null: drop the fix")
+
+
+class CategoryData(BaseModel):
+    id: str
+    label: str
+    description: str
+    documents: int  # books classified into it
+    chapters: int
+
+
+class CategoriesData(BaseModel):
+    taxonomy: str  # the file the index was classified with
+    threshold: float
+    categories: list[CategoryData]  # the taxonomy's, then uncategorized
 
 
 class DeletedData(BaseModel):
@@ -101,7 +131,7 @@ class StatsData(BaseModel):
     tags: list[tuple[str, int]]
     last_ingests: list[LastIngest]
     tasks: dict[str, int]  # tasks per state
-    classification: dict[str, Any] | None = None  # documents per taxonomy category, uncategorized: not yet
+    classification: list[tuple[str, int]] = Field(default_factory=list)  # documents per taxonomy category
 
 
 class SearchFilters(BaseModel):

@@ -65,7 +65,20 @@ async function loadDocuments() {
   applyText($("doc-pager"));
 }
 
-/** One outline node and the nodes below it: title, level, size, its summary. */
+let categories = [];  // the taxonomy's categories, for fixing a node's topic
+
+/** A book's or chapter's topic, its confidence, and a menu to fix it by hand. */
+function topicOf(node) {
+  if (!node.topic) return "";
+  const fixable = /\/ch\d+$/.test(node.coordinate) || node.level === "book";
+  const label = categories.find((c) => c.id === node.topic)?.label || node.topic;
+  const shown = `<span class="topic" data-topic="${esc(node.topic)}">${esc(label)} · ${Math.round((node.topic_confidence || 0) * 100)} %</span>`;
+  if (!fixable || !categories.length) return shown;
+  const options = categories.map((c) => `<option value="${esc(c.id)}"${c.id === node.topic ? " selected" : ""}>${esc(c.label)}</option>`).join("");
+  return `${shown} <select class="fix-topic" data-coordinate="${esc(node.coordinate)}" aria-label="topic">${options}</select>`;
+}
+
+/** One outline node and the nodes below it: title, level, size, topic, its summary. */
 function outlineNode(node, top = false) {
   const size = `${node.paragraphs.toLocaleString()} ${t("col.passages").toLowerCase()} · ${node.characters.toLocaleString()} ${t("admin.chars")}`;
   const label = `<span class="node-title">${esc(node.title)}</span> <span class="path">${esc(node.level)}${node.sutta ? ` · ${esc(node.sutta)}` : ""} · ${esc(size)}</span>`;
@@ -73,17 +86,24 @@ function outlineNode(node, top = false) {
   const below = node.nodes.length ? `<ul>${node.nodes.map((n) => outlineNode(n)).join("")}</ul>` : "";
   const more = node.children > node.nodes.length ? `<p class="path">… ${node.children - node.nodes.length}</p>` : "";
   return `<li data-coordinate="${esc(node.coordinate)}" data-level="${esc(node.level)}"><details${top ? " open" : ""}>
-    <summary>${label} <a class="path" href="${esc(readerHref(node.first || node.coordinate))}">${esc(node.coordinate)}</a></summary>${summary}${below}${more}</details></li>`;
+    <summary>${label} <a class="path" href="${esc(readerHref(node.first || node.coordinate))}">${esc(node.coordinate)}</a> ${topicOf(node)}</summary>${summary}${below}${more}</details></li>`;
 }
 
 async function showDetail(docKey) {
-  const d = await admin(`/api/v1/documents/${docKey}`);
+  const [d, taxonomy] = await Promise.all([admin(`/api/v1/documents/${docKey}`), admin("/api/v1/knowledge/categories")]);
+  categories = taxonomy.categories;
   const channels = `<table class="grid">${d.channels.map((c) => `<tr><td>${esc(c.channel)}</td><td>${esc(c.language)}</td><td>${c.passages}</td><td>${esc(c.source)}</td><td>${esc(c.ingested_at)}</td></tr>`).join("")}</table>`;
   const tree = d.outline;
   $("detail").innerHTML = `<div class="card"><b>${esc(d.title)}</b> ${esc(d.key)} · ${esc(categoryName(d.category))} · ${esc(d.tags.join(", "))}
     ${channels}<h3 data-t="admin.outline"></h3><p class="path">${tree.nodes} ${esc(t("admin.nodes"))}${tree.truncated ? " · …" : ""}</p>
     <ul class="outline" id="outline">${outlineNode(tree.root, true)}</ul></div>`;
   applyText($("detail"));
+  $("detail").querySelectorAll("select.fix-topic").forEach((menu) => menu.addEventListener("change", async () => {
+    await admin(`/api/v1/topics/${menu.dataset.coordinate}`, {
+      method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ topic: menu.value }),
+    });
+    showDetail(docKey);
+  }));
 }
 
 async function loadAll() {
