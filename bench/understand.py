@@ -2,7 +2,8 @@
 the rules, and rewritten and routed by the model (at the fitted confidence, and always), against a
 hand-written standalone question (the ceiling); and the model's cost per rewrite (p50 / p95).
 
-python bench/understand.py [--model PATH] [--k 5]   (GANTHA_BENCH_INDEX: the full index; eval/followups.jsonl)
+python bench/understand.py [--model PATH] [--k 5] [--threads N] [--cache FILE]
+    (GANTHA_BENCH_INDEX: the full index; eval/followups.jsonl; --cache: the model's rewrites kept and reused)
 
 Each conversation's expected entries are coordinates (a paragraph, a book, a chapter node) or sutta
 references ("MN 22"); a hit matches when its coordinate is one, lies inside one, or its sutta is one. The
@@ -14,12 +15,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from gantha.config import settings
 from gantha.rag.understand import Understanding, by_model, by_rules, granularity_rules, plan
 from gantha.research import Research
+from gantha.text.pali import fold
 from gantha.tools import Toolbox
 
 from common import INDEX, ROOT, percentile
@@ -68,10 +72,28 @@ def check_expected(research: Research, conversations: list[dict[str, Any]]) -> l
     return missing
 
 
+def read_cache(path: Path) -> dict[tuple[str, str], Understanding]:
+    """The model's rewrites of earlier runs, by model file name and conversation (its latency as measured then)."""
+    if not path.is_file():
+        return {}
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            entry = json.loads(line)
+            out[(entry["model"], entry["messages"])] = Understanding.model_validate(entry["understanding"])
+    return out
+
+
+def progress(line: str, started: float) -> None:
+    print(f"{time.perf_counter() - started:7.1f}s {line}", file=sys.stderr, flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", type=Path, default=settings().llm_model_path)
     ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--threads", type=int, help="the model's threads (default: every core; 1 on a shared machine)")
+    ap.add_argument("--cache", type=Path, help="the model's rewrites (JSONL), read and appended: reruns reuse them")
     args = ap.parse_args()
     research = Research.open(INDEX)
     tools = Toolbox(research)
@@ -79,7 +101,8 @@ def main() -> None:
     report: dict[str, Any] = {"conversations": len(conversations), "k": args.k}
     report["expected_missing"] = check_expected(research, conversations)
     rows = []
-    for conv in conversations:
+    started = time.perf_counter()
+    for i, conv in enumerate(conversations, 1):
         msgs = conv["messages"]
         asked = msgs[-1]["content"]
         none = Understanding(question=asked, query=asked, granularity=granularity_rules(asked))
@@ -90,27 +113,44 @@ def main() -> None:
         for name, u in (("none", none), ("rules", rules), ("gold", gold)):
             row[name] = hit(retrieve(u, research, tools), conv["expected"], args.k)
         rows.append((conv, row, rules))
-    try:
-        from gantha.rag.llm import ChatClient
-        from gantha.rag.local import LocalServer
-
-        server = LocalServer(args.model, 4096)
-        client = ChatClient(server.base_url, server.model, timeout=600)
-    except Exception as exc:
-        report["model"] = f"skipped: {exc}"
-        client = None
+        hits = " ".join(f"{name}={row[name]}" for name in ("none", "rules", "gold"))
+        progress(f"[{i}/{len(conversations)}] {conv['id']}: {hits}", started)
+    cache = read_cache(args.cache) if args.cache else {}
+    client = None
     latencies = []
-    for conv, row, _ in rows:
-        if client is None:
+    for i, (conv, row, rules) in enumerate(rows, 1):
+        key = json.dumps(conv["messages"], ensure_ascii=False)
+        u = cache.get((args.model.name, key))
+        if u is None and client is None and "model" not in report:
+            try:
+                from gantha.rag.llm import ChatClient
+                from gantha.rag.local import LocalServer
+
+                server = LocalServer(args.model, 4096, threads=args.threads)
+                client = ChatClient(server.base_url, server.model, timeout=600)
+            except Exception as exc:
+                report["model"] = f"skipped: {exc}"
+        if u is None and client is None:
             break
-        try:
-            u = by_model(client, conv["messages"])
-        except Exception as exc:
-            row["model_error"] = str(exc)
-            continue
+        if u is None:
+            try:  # once per conversation: "model always" and "model at the threshold" both read this row
+                u = by_model(client, conv["messages"])
+            except Exception as exc:
+                row["model_error"] = str(exc)
+                progress(f"[model {i}/{len(rows)}] {conv['id']}: error {exc}", started)
+                continue
+            if args.cache:
+                with args.cache.open("a", encoding="utf-8") as f:
+                    entry = {"model": args.model.name, "messages": key, "understanding": u.model_dump()}
+                    f.write(json.dumps(entry, ensure_ascii=False) + "\n")
         latencies.append(u.took_ms or 0.0)
         row |= {"model_query": u.query, "confidence": u.confidence, "granularity": u.granularity}
+        # as understand() takes the model's reading: the rules' carried term kept where the query holds it
+        kept = rules.carried if rules.carried and fold(rules.carried) in fold(u.query) else None
+        u = u.model_copy(update={"carried": kept})
         row["model"] = hit(retrieve(u, research, tools), conv["expected"], args.k)
+        line = f"{conv['id']}: model={row['model']} confidence={u.confidence} took={u.took_ms} ms {u.query!r}"
+        progress(f"[model {i}/{len(rows)}] {line}", started)
     half = len(rows) // 2
     fit, test = rows[:half], rows[half:]
 
