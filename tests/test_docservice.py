@@ -168,7 +168,8 @@ def test_delete_is_idempotent(idle, index):
     assert idle.get("/api/v1/documents/cst/vin02a3.att", headers=KEY).status_code == 404
     gone = idle.delete("/api/v1/documents/cst/vin02a3.att", headers=KEY)  # once more: nothing to do
     assert gone.status_code == 200 and gone.json()["code"] == 0 and gone.json()["data"]["deleted"] is False
-    assert idle.get("/api/v1/documents/tasks", headers=KEY).json()["data"]["total"] == 1  # no task queued
+    kinds = [t["kind"] for t in idle.get("/api/v1/documents/tasks", headers=KEY).json()["data"]["items"]]
+    assert kinds == ["classify", "delete"]  # no second delete; the deleted book's topics follow as a task
 
 
 def _age(queue, task_id: str, state: str, hours: float) -> None:
@@ -217,9 +218,8 @@ def test_the_runner_prunes_after_a_task(client, index, env, tmp_path):
     second = wait(client, client.post("/api/v1/documents", json=body, headers=KEY).json()["data"]["id"])
     assert first["state"] == second["state"] == "done"
     assert client.get(f"/api/v1/documents/tasks/{first['id']}", headers=KEY).status_code == 404
-    assert [t["id"] for t in client.get("/api/v1/documents/tasks", headers=KEY).json()["data"]["items"]] == [
-        second["id"]
-    ]
+    items = client.get("/api/v1/documents/tasks", headers=KEY).json()["data"]["items"]
+    assert len([t for t in items if t["state"] in ("done", "failed")]) == 1  # the newest finished one is kept
 
 
 SEARCHES = [

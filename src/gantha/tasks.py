@@ -56,9 +56,11 @@ def run_task(task: Task, store: Store) -> dict[str, Any]:
         return asdict(topics.refresh(store, force=bool(task.params.get("force"))))
     else:
         result = _ingest(store, task)
-    if task.params.get("source") not in LEXICON_SOURCES:  # the topics of the documents that changed
-        store.tasks().update(task.id, message="classifying")
-        result["topics"] = asdict(topics.refresh(store))
+    if task.params.get("source") not in LEXICON_SOURCES:  # the topics of the documents that changed: one task
+        queue = store.tasks()  # after the writes queued with this one (twenty uploads: one classification)
+        if not any(t.state == "queued" for t in queue.pending("classify")):
+            queue.submit("classify", {})
+        result["topics"] = "a classify task is queued"
     return result
 
 

@@ -624,15 +624,17 @@ def _embed_while_serving(index: str, targets: list[str]) -> None:
     store = open_store(index)
     try:
         summary = embed_corpora(store, make_embedder(settings().embedder), targets)
-    except Exception as exc:  # the server goes on with lexical search; say why meaning search is off
-        err.print(f"[red]embedding failed[/red]: {escape(str(exc))} (`gantha embed` retries)", highlight=False)
-        return
+        err.print(
+            f"semantic and hybrid search are on: {summary.passages:,} passages embedded in {summary.seconds:.0f} s; "
+            "classifying the texts into the taxonomy …",
+            highlight=False,
+        )
+        classified = topics.refresh(store)
+        err.print(f"topics: {classified.books} books classified in {classified.seconds:.0f} s", highlight=False)
+    except Exception as exc:  # the server goes on with what it has; say why the rest is off
+        err.print(f"[red]embedding or classifying failed[/red]: {escape(str(exc))} (`gantha embed`, `gantha classify`)")
     finally:
         store.close()
-    err.print(
-        f"semantic and hybrid search are on: {summary.passages:,} passages embedded in {summary.seconds:.0f} s",
-        highlight=False,
-    )
 
 
 def main() -> None:
