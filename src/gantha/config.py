@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     llm_route_confidence: float = Field(
         0.8, ge=0, le=1, description="the model's rewrite and route are used at or above this confidence"
     )
+    summary_corpora: str = Field(
+        "md",
+        description="corpora whose outline nodes the model summarises (comma-separated; the others keep extractive "
+        "summaries): on 2 cores the uploaded documents",
+    )
     chat_max_top_k: int = Field(20, ge=1, le=100, description="most sources per tool call a chat request may ask")
     chat_max_tokens: int = Field(2048, ge=16, le=32768, description="most answer tokens a chat request may ask")
     chat_max_temperature: float = Field(1.0, ge=0, le=2, description="highest temperature a chat request may ask")

@@ -113,6 +113,20 @@ class TextRecord:
 
 
 @dataclass(slots=True)
+class SummaryRecord:
+    """A node's stored summary (``gantha.summaries``): who wrote it, from which content, and its vector."""
+
+    coordinate: str  # cst/vin02m3.mul (a book), cst/vin02m3.mul/ch3, …/ch3.2 (a chapter, a section)
+    corpus: str
+    book: str
+    level: str  # book | chapter | section (L1, L2, L3 and deeper)
+    signature: str  # the content hash it was written from: the node's text, its children's summaries, the method
+    method: str  # "extractive", or "model:<name>" (abstractive)
+    text: str
+    vector: list[float] | None = None  # the summary's embedding (node search weighs it), where there are vectors
+
+
+@dataclass(slots=True)
 class TopicRecord:
     """The topic of a document or chapter in the taxonomy (``gantha.topics``), with its confidence."""
 
@@ -323,6 +337,7 @@ class NodeHit(BaseModel):
     paragraphs: int | None = None  # its size
     evidence: list[str] = Field(default_factory=list)  # its best paragraphs' coordinates
     summary: str | None = None
+    summary_by: str | None = None  # "extractive", or "model:<name>" (stored by `gantha summarize`)
 
 
 class SearchResponse(BaseModel):

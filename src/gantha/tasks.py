@@ -26,6 +26,7 @@ from typing import Any
 from gantha import topics
 from gantha.config import settings
 from gantha.ingest import embed_corpora, ingest_lexicon
+from gantha.model import comma_list
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
 from gantha.store.base import IndexBusy, Store, StoreError
 from gantha.store.factory import open_store
@@ -54,14 +55,42 @@ def run_task(task: Task, store: Store) -> dict[str, Any]:
         result = _delete(store, task.params["corpus"], task.params["book"])
     elif task.kind == "classify":
         return asdict(topics.refresh(store, force=bool(task.params.get("force"))))
+    elif task.kind == "summarize":
+        return _summarize(store, task)
     else:
         result = _ingest(store, task)
     if task.params.get("source") not in LEXICON_SOURCES:  # the topics of the documents that changed: one task
-        queue = store.tasks()  # after the writes queued with this one (twenty uploads: one classification)
-        if not any(t.state == "queued" for t in queue.pending("classify")):
-            queue.submit("classify", {})
+        _queue_once(store, "classify")  # after the writes queued with this one (twenty uploads: one classification)
         result["topics"] = "a classify task is queued"
+    if task.kind != "delete" and SOURCES[task.params["source"]].corpus in comma_list(settings().summary_corpora):
+        _queue_once(store, "summarize")  # a deleted book's summaries went with it
+        result["summaries"] = "a summarize task is queued"
     return result
+
+
+def _queue_once(store: Store, kind: str) -> None:
+    queue = store.tasks()
+    if not any(t.state == "queued" for t in queue.pending(kind)):
+        queue.submit(kind, {})
+
+
+def _summarize(store: Store, task: Task) -> dict[str, Any]:
+    """The summaries of the corpora in GANTHA_SUMMARY_CORPORA (or of ``params.books``): by the model where
+    one is configured; a node already current is skipped, so a task run again resumes."""
+    from gantha.summaries import summarize
+
+    queue = store.tasks()
+    done = {"books": 0, "nodes": 0}
+
+    def progress(book: str, nodes: int, total: int) -> None:
+        done["books"] += 1
+        done["nodes"] += nodes
+        queue.update(task.id, done=done["books"], passages=done["nodes"], total=total, message=book)
+
+    books = task.params.get("books")
+    corpora = None if books else comma_list(settings().summary_corpora)
+    summary = summarize(store, books, corpora=corpora, force=bool(task.params.get("force")), progress=progress)
+    return {**asdict(summary), "per_model_summary_s": summary.per_model_summary_s}
 
 
 def _ingest(store: Store, task: Task) -> dict[str, Any]:

@@ -353,6 +353,43 @@ def classify(
 
 @app.command()
 @cli_errors
+def summarize(
+    books: Annotated[list[str] | None, typer.Argument(help="books (corpus/book); default: every book")] = None,
+    corpus: Annotated[str | None, typer.Option(help="only the books of these corpora, comma-separated")] = None,
+    model: Annotated[
+        bool | None,
+        typer.Option(
+            "--model/--no-model",
+            help="write with the configured model (GANTHA_LLM_BASE_URL) the nodes of GANTHA_SUMMARY_CORPORA "
+            "(default: where one is configured); --no-model: extractive summaries only",
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option(help="summarise every node again, current or not")] = False,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Store a summary with its vector for every outline node (book, chapter, section) of the books."""
+    from gantha.summaries import summarize as run
+
+    store = open_store(_index(index), create=False)
+    with contextlib.closing(store), tracker(err, "summarizing", unit="nodes", enabled=not as_json) as progress:
+        summary = run(store, books, corpora=comma_list(corpus), model=model, force=force, progress=progress)
+    if as_json:
+        return _print_json({**asdict(summary), "per_model_summary_s": summary.per_model_summary_s})
+    cost = f", {summary.per_model_summary_s} s per model summary" if summary.model_calls else ""
+    out.print(
+        f"[green]summarized[/green] {summary.books} books: {summary.nodes:,} nodes, {summary.written:,} written "
+        f"({summary.method}), {summary.cached} from the cache, {summary.unchanged:,} unchanged in "
+        f"{summary.seconds:.1f} s{cost}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    for problem in summary.errors[:5]:
+        err.print(f"[yellow]left extractive[/yellow] {escape(problem)}", highlight=False, soft_wrap=True)
+
+
+@app.command()
+@cli_errors
 def embed(
     corpus: Annotated[
         str | None, typer.Option(help="corpora, comma-separated (default: GANTHA_VECTOR_CORPORA)")

@@ -33,7 +33,7 @@ EVIDENCE = 3  # coordinates of its best paragraphs shown per node
 
 
 class NodeVerbs:
-    """Needs ``pipeline``, ``searcher``, ``store``, ``_locate``, ``_book_tree``, ``_summary``."""
+    """Needs ``pipeline``, ``searcher``, ``store``, ``_locate``, ``_book_tree``, ``_shown_summary``."""
 
     def search_nodes(self, req: SearchRequest, lemma: str | None = None) -> SearchResponse:
         """Nodes of ``req.granularity`` (or the ``auto`` descent) ranked by their paragraphs' evidence."""
@@ -151,7 +151,7 @@ class NodeVerbs:
             node.coordinate = f"{corpus}/{book}/ch{'.'.join(map(str, found.key))}"
             node.path = [n.title for n in _ancestry(found)]
         node.paragraphs = len(found.passages)
-        node.summary = self._summary(corpus, book, found, self._book_tree(corpus, book)[1])[0]
+        node.summary, _, node.summary_by = self._shown_summary(corpus, book, found, self._book_tree(corpus, book)[1])
 
     # --- auto -----------------------------------------------------------------------------------
 

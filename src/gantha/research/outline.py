@@ -6,11 +6,13 @@ aggregation counts them), ``cst/vin02m3.mul/ch3.2`` (the second section of that 
 and so on down the heading levels. The tree is read from the headings every passage carries (CST's
 nikāya › book › chapter › title › subhead; the Bible's book › chapter; a Markdown file's headings), so
 every corpus has one and the coordinates stay the same as long as the text does (a Markdown file's
-chapters are its top headings below its title). A paragraph
+chapters are its top headings below its title; a text with no headings at all is cut into sections by
+length and topic shift, the original design's "2.5-level" fallback). A paragraph
 coordinate or a sutta reference (``MN 10``) names the smallest node holding it.
 
 A node's summary is extractive (:func:`gantha.text.summary.central`): its opening sentence and its most
-central ones, from the aligned English where the canon has it, else from the text itself. A book's and a
+central ones, from the aligned English where the canon has it, else from the text itself — or the one a
+model wrote, where ``gantha summarize`` stored one (:mod:`gantha.summaries`). A book's and a
 chapter's topic in the taxonomy (:mod:`gantha.topics`) is shown with its confidence; a section shows its
 chapter's.
 """
@@ -26,6 +28,7 @@ from pydantic import BaseModel, Field
 from gantha.model import Passage, TextRecord, TopicRecord
 from gantha.search.errors import SearchError
 from gantha.text.pali import fold
+from gantha.text.segment import cut
 from gantha.text.sentences import split
 from gantha.text.summary import central
 
@@ -34,6 +37,7 @@ NODE = re.compile(r"^(?P<book>[^/]+/[^/]+)/ch(?P<key>\d+(?:\.\d+)*)$")  # cst/vi
 SUMMARY_CHANNELS = ("en",)  # translations a Pali node's summary is taken from, where they have text
 MAX_BOOKS = 256  # outlines kept in memory (the whole CST: about 50 MB)
 SAMPLE = 240  # paragraphs a long node's summary is drawn from
+SECTION_WORDS = 6  # words of its opening that title a section cut from a text without headings
 
 
 class OutlineNode(BaseModel):
@@ -49,6 +53,7 @@ class OutlineNode(BaseModel):
     sutta: str | None = None  # the named text this node holds whole, "MN 10"
     summary: str | None = None
     summary_channel: str | None = None  # the channel the summary was taken from: en, pali …
+    summary_by: str | None = None  # "extractive", or "model:<name>" (stored by `gantha summarize`)
     topic: str | None = None  # its category in the taxonomy (a book's or chapter's), or "uncategorized"
     topic_confidence: float | None = None
     topic_tags: list[str] = Field(default_factory=list)  # soft tags: the other candidate categories
@@ -123,6 +128,22 @@ def _heading_chapters(passages: list[Passage]) -> list[Passage]:
                 titles.append(p.path[depth])
             p = replace(p, chapter=len(titles), chapter_title=p.path[depth])
         out.append(p)
+    return out if titles else _cut_sections(passages)
+
+
+def _cut_sections(passages: list[Passage]) -> list[Passage]:
+    """A text with no headings at all: sections cut by length and topic shift (:mod:`gantha.text.segment`),
+    each titled by its opening words."""
+    starts = set(cut([p.text for p in passages]))
+    if len(starts) < 2:
+        return passages
+    out, number, title = [], 0, ""
+    for i, p in enumerate(passages):
+        if i in starts:
+            number += 1
+            words = p.text.split()
+            title = f"§{number} " + " ".join(words[:SECTION_WORDS]) + (" …" if len(words) > SECTION_WORDS else "")
+        out.append(replace(p, chapter=number, chapter_title=title))
     return out
 
 
@@ -316,11 +337,12 @@ class OutlineVerbs:
             while up is not None and up.parent is not None:
                 path.insert(0, up.title)
                 up = up.parent
-            summary, source = None, None
+            coordinate = f"{corpus}/{book}" + (f"/ch{'.'.join(map(str, node.key))}" if node.key else "")
+            summary, source, by = None, None, None
             if with_summary and summaries:
-                summary, source = self._summary(corpus, book, node, channel)
+                summary, source, by = self._shown_summary(corpus, book, node, channel)
             return OutlineNode(
-                coordinate=f"{corpus}/{book}" + (f"/ch{'.'.join(map(str, node.key))}" if node.key else ""),
+                coordinate=coordinate,
                 level="book" if not node.key else "chapter" if len(node.key) == 1 else "section",
                 title=node.title or tree.title,
                 path=path,
@@ -332,10 +354,23 @@ class OutlineVerbs:
                 sutta=node.sutta,
                 summary=summary,
                 summary_channel=source,
+                summary_by=by,
                 **_topic(topics.get(node.key[0] if node.key else 0)),  # a section: its chapter's
             )
 
         return show
+
+    def _shown_summary(
+        self, corpus: str, book: str, node: _Node, channel: str
+    ) -> tuple[str | None, str | None, str | None]:
+        """The summary a node shows, the channel it was drawn from and who wrote it: a model's, where one
+        is stored (``gantha summarize``), else the extractive one."""
+        summary, source = self._summary(corpus, book, node, channel)
+        coordinate = f"{corpus}/{book}" + (f"/ch{'.'.join(map(str, node.key))}" if node.key else "")
+        record = self.store.node_summaries(corpus, book).get(coordinate)
+        if record is not None and not record.method.endswith(":extractive"):
+            return record.text, source, record.method.split(":", 1)[1]
+        return summary, source, "extractive" if summary else None
 
     def _summary(self, corpus: str, book: str, node: _Node, channel: str) -> tuple[str | None, str | None]:
         """The node's extractive summary and the channel it comes from (of a long node, from an even

@@ -17,7 +17,7 @@ from gantha.search.words import Family
 from gantha.store.base import StoreQuery, StoreResult
 from gantha.text.pali import WORD_RE, canon, canon_word, fold
 
-LEMMA_RANKED = 1000  # matches of a lemma search ranked by its frequency (fetched whole; more: BM25 over its forms)
+LEMMA_WINDOW = 200  # the best matches of a lemma search by BM25 over its forms, re-ranked by its frequency
 BM25_K1, BM25_B = 1.2, 0.75
 _SIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-count")  # a lemma's total beside its page
 
@@ -58,35 +58,33 @@ class LexicalSearch:
         )
 
     def _by_lemma(self, sq: StoreQuery, forms: set[str], info: QueryInfo) -> StoreResult:
-        """Every match ranked by the lemma's frequency in it (BM25 with all its forms counted as one word,
-        so a paragraph that repeats parivāsaṃ twenty times outranks one naming five rare compounds once),
-        bold occurrences first; beyond ``LEMMA_RANKED`` matches, tantivy's BM25 of each form with its rarity
-        divided out (a ``forms`` clause).
+        """The matches ranked by BM25 over the lemma's forms (tantivy, each form's rarity divided out: a
+        ``forms`` clause), then the first ``LEMMA_WINDOW`` of them re-ranked by the lemma's frequency (BM25
+        with all its forms and compounds counted as one word, so a paragraph that repeats parivāsaṃ twenty
+        times outranks one naming five rare compounds once), bold occurrences first.
 
         The total and the aggregations (every form and compound: thousands of posting lists for dhamma) are
-        counted beside the page, which is ranked among the paragraphs holding the lemma's own forms alone: a
-        paragraph holding only its compounds scores nothing and would rank after all of them anyway."""
-        own = [replace(c, kind="set") for c in sq.scoring if c.field == "exact"]  # with compounds: its own forms
-        if own:
-            count = replace(sq, limit=0, offset=0)
-            counting = _SIDE.submit(contextvars.copy_context().run, self.store.search, count)
-            page = self.store.search(replace(sq, must=[c for c in sq.must if c.kind != "set"] + own, aggregate=()))
-            counted = counting.result()
-        else:  # no compounds: the one query gives page, total and aggregations
-            counted = page = self.store.search(sq)
-        if counted.total > LEMMA_RANKED:
-            info.notes.append(f"{counted.total} matches: ranked by BM25 over the forms, not by the lemma's frequency")
-            if page.total < counted.total and sq.offset + sq.limit > page.total:  # deep: compound-only paragraphs
-                page = self.store.search(replace(sq, aggregate=()))
-            return StoreResult(counted.total, page.hits, counted.aggregations)
-        every = self.store.search(replace(sq, limit=max(counted.total, 1), offset=0, aggregate=()))
+        counted beside the window, which is drawn from the paragraphs holding the forms scored: a paragraph
+        holding only compounds left unscored scores nothing and would rank after all of them anyway."""
+        scored = [replace(c, kind="set") for c in sq.scoring if c.field == "exact"]
+        counting = _SIDE.submit(contextvars.copy_context().run, self.store.search, replace(sq, limit=0, offset=0))
+        window = max(LEMMA_WINDOW, sq.offset + sq.limit)
+        narrowed = replace(sq, must=[c for c in sq.must if c.kind != "set"] + scored) if scored else sq
+        top = self.store.search(replace(narrowed, limit=window, offset=0, aggregate=()))
+        counted = counting.result()
+        if top.total < counted.total and window > top.total:  # deep: the compound-only paragraphs follow
+            top = self.store.search(replace(sq, limit=window, offset=0, aggregate=()))
         deadline.check()
-        words = {id(h): WORD_RE.findall(h.passage.text.lower()) for h in every.hits}  # stored text is canonical
+        head = top.hits[:LEMMA_WINDOW]
+        words = {id(h): WORD_RE.findall(h.passage.text.lower()) for h in head}  # stored text is canonical
         average = sum(len(w) for w in words.values()) / max(len(words), 1) or 1
-        for h in every.hits:
+        for h in head:
             tf = sum(w in forms for w in words[id(h)])
             norm = 1 - BM25_B + BM25_B * len(words[id(h)]) / average
             h.score = tf * (BM25_K1 + 1) / (tf + BM25_K1 * norm)
-        ranked = sorted(every.hits, key=lambda h: (not h.ranked_first, -h.score))
-        info.notes.append("ranked by the lemma's frequency in each paragraph (BM25, forms counted as one word)")
+        ranked = sorted(head, key=lambda h: (not h.ranked_first, -h.score)) + top.hits[LEMMA_WINDOW:]
+        note = "ranked by the lemma's frequency in each paragraph (BM25, forms counted as one word)"
+        if counted.total > LEMMA_WINDOW:
+            note += f" among the first {LEMMA_WINDOW} by BM25 over the forms; the rest by BM25 over the forms"
+        info.notes.append(note)
         return StoreResult(counted.total, ranked[sq.offset : sq.offset + sq.limit], counted.aggregations)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage, TextRecord, TopicRecord
+from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage, SummaryRecord, TextRecord, TopicRecord
 
 if TYPE_CHECKING:
     from gantha.store.lexicon import Lexicon
@@ -211,6 +211,30 @@ class Store(Protocol):
 
     def fix_topic(self, coordinate: str, topic: str | None) -> None:
         """Set a node's topic by hand (kept by every classification), or drop the fix (``None``)."""
+        ...
+
+    def node_summaries(self, corpus: str, book: str) -> dict[str, SummaryRecord]:
+        """The stored summaries of a book's outline nodes, by node coordinate (``gantha.summaries``)."""
+        ...
+
+    def set_summaries(self, corpus: str, book: str, rows: list[SummaryRecord], keep_only: bool = False) -> None:
+        """Store summaries of a book's nodes (``keep_only``: and drop its others)."""
+        ...
+
+    def drop_summaries(self, corpus: str, book: str) -> None:
+        """Forget a book's node summaries (the content-hash cache of model summaries stays)."""
+        ...
+
+    def cached_summary(self, signature: str) -> str | None:
+        """A model-written summary of this content hash."""
+        ...
+
+    def cache_summary(self, signature: str, method: str, text: str) -> None:
+        """Keep a model-written summary by its content hash."""
+        ...
+
+    def summarised_books(self) -> dict[tuple[str, str], int]:
+        """(corpus, book) → how many of its nodes have a stored summary."""
         ...
 
     def set_meta(self, key: str, value: str) -> None: ...

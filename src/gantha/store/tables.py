@@ -1,5 +1,6 @@
 """The side tables every backend keeps in SQL beside its documents: books, named texts, metadata, the
-vocabulary (:mod:`gantha.store.vocabulary`) and the topics (:mod:`gantha.store.topics`). One implementation
+vocabulary (:mod:`gantha.store.vocabulary`), the topics (:mod:`gantha.store.topics`) and the summaries
+(:mod:`gantha.store.summaries`). One implementation
 over :class:`~gantha.store.sql.Database`, so the embedded store (SQLite) and the PostgreSQL store answer alike."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import orjson
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, TextRecord
 from gantha.store.base import BookRecord, StoreError
 from gantha.store.sql import Database
+from gantha.store.summaries import SummaryTable
 from gantha.store.topics import TopicTable
 from gantha.store.vocabulary import Vocabulary
 from gantha.text import chinese
@@ -49,8 +51,8 @@ def upsert(table: str, columns: str, key: str) -> str:
     return f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT ({key}) DO UPDATE SET {updates}"
 
 
-class TableStore(Vocabulary, TopicTable):
-    """Books, texts, metadata, vocabulary and topics over a database (a base of both backends)."""
+class TableStore(Vocabulary, TopicTable, SummaryTable):
+    """Books, texts, metadata, vocabulary, topics and summaries over a database (a base of both backends)."""
 
     db: Database
 
@@ -78,6 +80,7 @@ class TableStore(Vocabulary, TopicTable):
         self._books_cache = None
         self._texts_cache = None
         self._forget_topics()
+        self._forget_summaries()
 
     # --- books ---------------------------------------------------------------------------------
 
@@ -126,6 +129,7 @@ class TableStore(Vocabulary, TopicTable):
 
     def _unrecord_book(self, corpus: str, book: str, channel: str) -> None:
         self.db.execute("DELETE FROM books WHERE key=?", (f"{corpus}/{book}@{channel}",))
+        self.drop_summaries(corpus, book)  # written from the text that changed
 
     # --- metadata ------------------------------------------------------------------------------
 

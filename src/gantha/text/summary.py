@@ -22,15 +22,15 @@ MAX_SENTENCES = 3000  # of a long text, an even sample is weighed
 REDUNDANT = 0.6  # cosine above which a sentence repeats one already taken
 
 
-def _bag(sentence: str) -> Counter[str]:
+def bag(sentence: str) -> Counter[str]:
     return Counter(w for w in (fold(t) for t in _WORD.findall(sentence.lower())) if len(w) > 2 and w not in STOPWORDS)
 
 
-def _norm(v: dict[str, float]) -> float:
+def norm(v: dict[str, float]) -> float:
     return math.sqrt(sum(x * x for x in v.values()))
 
 
-def _cosine(a: dict[str, float], b: dict[str, float], norm_a: float, norm_b: float) -> float:
+def cosine(a: dict[str, float], b: dict[str, float], norm_a: float, norm_b: float) -> float:
     if len(a) > len(b):
         a, b = b, a
     dot = sum(v * b.get(k, 0.0) for k, v in a.items())
@@ -45,20 +45,20 @@ def central(sentences: list[str], k: int = 3) -> list[str]:
     if len(usable) > MAX_SENTENCES:
         step = len(usable) / MAX_SENTENCES
         usable = [usable[int(j * step)] for j in range(MAX_SENTENCES)]
-    bags = [_bag(s) for _, s in usable]
+    bags = [bag(s) for _, s in usable]
     df = Counter(w for bag in bags for w in bag)
     n = len(bags)
     vectors = [{w: tf * math.log(1 + n / df[w]) for w, tf in bag.items()} for bag in bags]
     centroid: Counter[str] = Counter()
     for v in vectors:
         centroid.update(v)
-    norms, middle = [_norm(v) for v in vectors], _norm(centroid)
-    ranked = sorted(range(n), key=lambda j: (-_cosine(vectors[j], centroid, norms[j], middle), j))
+    norms, middle = [norm(v) for v in vectors], norm(centroid)
+    ranked = sorted(range(n), key=lambda j: (-cosine(vectors[j], centroid, norms[j], middle), j))
     chosen: list[int] = [0]
     for j in ranked:
         if len(chosen) == k:
             break
-        if all(_cosine(vectors[j], vectors[c], norms[j], norms[c]) <= REDUNDANT for c in chosen):
+        if all(cosine(vectors[j], vectors[c], norms[j], norms[c]) <= REDUNDANT for c in chosen):
             chosen.append(j)
     return [_cut(usable[j][1]) for j in sorted(chosen)]
 

@@ -200,7 +200,9 @@ def router(index: LiveIndex) -> APIRouter:
     def detail(
         key: str,
         depth: Annotated[int, Query(ge=0, le=MAX_DEPTH, description="levels of the outline below the book")] = 4,
-        summaries: Annotated[bool, Query(description="an extractive summary per node")] = True,
+        summaries: Annotated[
+            bool, Query(description="a summary per node: a stored model summary, else the extractive one")
+        ] = True,
     ) -> Reply[DocumentDetail]:
         research = index.research()
         doc = document(research.store, key)

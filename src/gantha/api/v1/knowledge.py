@@ -110,6 +110,7 @@ def router(index: LiveIndex) -> APIRouter:
             ],
             tasks=s.tasks().states(),
             classification=Counter(t.topic for t in s.topics() if t.chapter == 0).most_common(),
+            summarised={"documents": len(summarised := s.summarised_books()), "nodes": sum(summarised.values())},
         )
         return Reply(data=data)
 

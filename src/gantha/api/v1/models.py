@@ -132,6 +132,7 @@ class StatsData(BaseModel):
     last_ingests: list[LastIngest]
     tasks: dict[str, int]  # tasks per state
     classification: list[tuple[str, int]] = Field(default_factory=list)  # documents per taxonomy category
+    summarised: dict[str, int] = Field(default_factory=dict)  # stored summaries: documents, nodes (gantha summarize)
 
 
 class SearchFilters(BaseModel):

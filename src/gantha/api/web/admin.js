@@ -19,8 +19,8 @@ function size(bytes) {
 function taskRow(task) {
   const progress = task.total ? `<progress max="${task.total}" value="${task.done}"></progress> ${task.done}/${task.total}` : "";
   const what = task.kind === "delete" ? `delete ${task.params.corpus}/${task.params.book}`
-    : task.kind === "classify" ? "classify" : `${task.params.source} ${task.params.upload || task.params.path}`;
-  const detail = task.error ? esc(task.error) : task.result ? esc(`${task.result.passages ?? ""} passages${task.result.skipped?.length ? `, ${task.result.skipped.length} skipped` : ""}`) : esc(task.message);
+    : ["classify", "summarize"].includes(task.kind) ? task.kind : `${task.params.source} ${task.params.upload || task.params.path}`;
+  const detail = task.error ? esc(task.error) : task.result ? esc(task.kind === "summarize" ? `${task.result.nodes} nodes, ${task.result.written} written (${task.result.method})` : `${task.result.passages ?? ""} passages${task.result.skipped?.length ? `, ${task.result.skipped.length} skipped` : ""}`) : esc(task.message);
   return `<tr data-task="${esc(task.id)}" data-state="${esc(task.state)}"><td>${esc(task.id)}</td><td>${esc(what)}</td>
     <td class="state">${esc(task.state)}</td><td>${progress} ${task.passages ? `${task.passages} passages` : ""}</td><td>${detail}</td></tr>`;
 }
