@@ -79,7 +79,7 @@ class Words:
     @staticmethod
     def _stamp_of(lexicon: Lexicon, store: Store) -> tuple:
         """What every family and lemma depends on: the vocabulary's tabulation and the lexicon's sources."""
-        return store.vocabulary_stamp(), tuple(sorted(lexicon.sources().items()))
+        return store.vocabulary_stamp(), tuple(sorted(lexicon.sources().items())) if lexicon is not None else ()
 
     def reopened(self, lexicon: Lexicon, store: Store) -> Words:
         """The words of the same index opened again: these, with every cache, while neither the vocabulary nor
