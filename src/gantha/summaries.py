@@ -19,12 +19,12 @@ import hashlib
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gantha.model import SummaryRecord, comma_list
 from gantha.rag.errors import LLMError
-from gantha.research.outline import HEADING_KINDS, _Node
+from gantha.research.outline import HEADING_KINDS, _Node, node_coordinate, node_level
 
 if TYPE_CHECKING:
     from gantha.embed import Embedder
@@ -59,13 +59,9 @@ class SummarizeSummary:
     def per_model_summary_s(self) -> float | None:
         return round(self.model_seconds / self.model_calls, 2) if self.model_calls else None
 
-
-def node_coordinate(corpus: str, book: str, node: _Node) -> str:
-    return f"{corpus}/{book}" + (f"/ch{'.'.join(map(str, node.key))}" if node.key else "")
-
-
-def node_level(node: _Node) -> str:
-    return "book" if not node.key else "chapter" if len(node.key) == 1 else "section"
+    def as_dict(self) -> dict[str, Any]:
+        """The fields and the model's seconds per summary (a task's result, the CLI's JSON)."""
+        return {**asdict(self), "per_model_summary_s": self.per_model_summary_s}
 
 
 def _post_order(node: _Node):  # type: ignore[no-untyped-def]

@@ -90,7 +90,7 @@ def _summarize(store: Store, task: Task) -> dict[str, Any]:
     books = task.params.get("books")
     corpora = None if books else comma_list(settings().summary_corpora)
     summary = summarize(store, books, corpora=corpora, force=bool(task.params.get("force")), progress=progress)
-    return {**asdict(summary), "per_model_summary_s": summary.per_model_summary_s}
+    return summary.as_dict()
 
 
 def _ingest(store: Store, task: Task) -> dict[str, Any]:

@@ -375,7 +375,7 @@ def summarize(
     with contextlib.closing(store), tracker(err, "summarizing", unit="nodes", enabled=not as_json) as progress:
         summary = run(store, books, corpora=comma_list(corpus), model=model, force=force, progress=progress)
     if as_json:
-        return _print_json({**asdict(summary), "per_model_summary_s": summary.per_model_summary_s})
+        return _print_json(summary.as_dict())
     cost = f", {summary.per_model_summary_s} s per model summary" if summary.model_calls else ""
     out.print(
         f"[green]summarized[/green] {summary.books} books: {summary.nodes:,} nodes, {summary.written:,} written "

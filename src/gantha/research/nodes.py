@@ -22,7 +22,7 @@ import time
 from collections import defaultdict
 
 from gantha.model import Hit, NodeHit, Passage, SearchMode, SearchRequest, SearchResponse
-from gantha.research.outline import HEADING_KINDS
+from gantha.research.outline import HEADING_KINDS, node_coordinate
 from gantha.search.errors import SearchError
 
 LEVELS = ("book", "chapter", "sutta", "section")
@@ -79,7 +79,7 @@ class NodeVerbs:
             key = self._key(level, p)
             return key[0] if key else None
         corpus, book, found = self._locate(p.coordinate)
-        return f"{corpus}/{book}/ch{'.'.join(map(str, found.key))}" if len(found.key) > 1 else None
+        return node_coordinate(corpus, book, found) if len(found.key) > 1 else None
 
     # --- grouping -------------------------------------------------------------------------------
 
@@ -148,7 +148,7 @@ class NodeVerbs:
         except SearchError:
             return
         if node.level == "section" and found.key:
-            node.coordinate = f"{corpus}/{book}/ch{'.'.join(map(str, found.key))}"
+            node.coordinate = node_coordinate(corpus, book, found)
             node.path = [n.title for n in _ancestry(found)]
         node.paragraphs = len(found.passages)
         node.summary, _, node.summary_by = self._shown_summary(corpus, book, found, self._book_tree(corpus, book)[1])

@@ -102,6 +102,15 @@ class _Node:
             yield from child.walk()
 
 
+def node_coordinate(corpus: str, book: str, node: _Node) -> str:
+    """``cst/vin02m3.mul`` (the book), ``cst/vin02m3.mul/ch3`` (a chapter), ``…/ch3.2`` (a section)."""
+    return f"{corpus}/{book}" + (f"/ch{'.'.join(map(str, node.key))}" if node.key else "")
+
+
+def node_level(node: _Node) -> str:
+    return "book" if not node.key else "chapter" if len(node.key) == 1 else "section"
+
+
 def _book_depth(passages: list[Passage]) -> int:
     """How many headings of a passage's path lie above its chapter (the nikāya and book titles)."""
     depths = [p.path.index(p.chapter_title) for p in passages if p.chapter >= 1 and p.chapter_title in p.path]
@@ -337,13 +346,12 @@ class OutlineVerbs:
             while up is not None and up.parent is not None:
                 path.insert(0, up.title)
                 up = up.parent
-            coordinate = f"{corpus}/{book}" + (f"/ch{'.'.join(map(str, node.key))}" if node.key else "")
             summary, source, by = None, None, None
             if with_summary and summaries:
                 summary, source, by = self._shown_summary(corpus, book, node, channel)
             return OutlineNode(
-                coordinate=coordinate,
-                level="book" if not node.key else "chapter" if len(node.key) == 1 else "section",
+                coordinate=node_coordinate(corpus, book, node),
+                level=node_level(node),
                 title=node.title or tree.title,
                 path=path,
                 first=node.passages[0].coordinate if node.passages else None,
@@ -366,8 +374,7 @@ class OutlineVerbs:
         """The summary a node shows, the channel it was drawn from and who wrote it: a model's, where one
         is stored (``gantha summarize``), else the extractive one."""
         summary, source = self._summary(corpus, book, node, channel)
-        coordinate = f"{corpus}/{book}" + (f"/ch{'.'.join(map(str, node.key))}" if node.key else "")
-        record = self.store.node_summaries(corpus, book).get(coordinate)
+        record = self.store.node_summaries(corpus, book).get(node_coordinate(corpus, book, node))
         if record is not None and not record.method.endswith(":extractive"):
             return record.text, source, record.method.split(":", 1)[1]
         return summary, source, "extractive" if summary else None
