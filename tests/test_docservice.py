@@ -217,6 +217,12 @@ def test_the_runner_prunes_after_a_task(client, index, env, tmp_path):
     first = wait(client, client.post("/api/v1/documents", json=body, headers=KEY).json()["data"]["id"])
     second = wait(client, client.post("/api/v1/documents", json=body, headers=KEY).json()["data"]["id"])
     assert first["state"] == second["state"] == "done"
+    deadline = time.monotonic() + 120  # pruned once the writes' chain (the classify task they queued) has ended
+    while time.monotonic() < deadline and any(
+        t["state"] in ("queued", "running")
+        for t in client.get("/api/v1/documents/tasks", headers=KEY).json()["data"]["items"]
+    ):
+        time.sleep(0.2)
     assert client.get(f"/api/v1/documents/tasks/{first['id']}", headers=KEY).status_code == 404
     items = client.get("/api/v1/documents/tasks", headers=KEY).json()["data"]["items"]
     assert len([t for t in items if t["state"] in ("done", "failed")]) == 1  # the newest finished one is kept

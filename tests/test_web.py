@@ -158,7 +158,7 @@ def test_chunks_and_selection_by_meaning():
 
 def test_chat_with_web_sources(small_index, engines):
     research = Research.open(small_index)
-    agent = Agent(research, web=lambda: make_engine("searxng", base_url=engines.url))
+    agent = Agent(research, web=lambda name=None: make_engine("searxng", base_url=engines.url))
     ans = agent.answer(
         ChatRequest(messages=[{"role": "user", "content": "What is parivāsa?"}], sources="both", llm=False)
     )

@@ -236,7 +236,8 @@ class TaskRunner:
             else:
                 queue.update(task.id, state="done", result=result, message="done")
             _remove_upload(self.store, task)
-            self.prune()
+            if not queue.count("queued"):  # a write's chain (its classify and summarize tasks) has ended
+                self.prune()
             return True
 
 
