@@ -209,23 +209,28 @@ def test_task_progress_and_retention(idle, index, env, tmp_path):
     assert [t["id"] for t in page["items"]] == [running.id] and page["total"] == 1
 
 
-def test_the_runner_prunes_after_a_task(client, index, env, tmp_path):
+def test_the_runner_prunes_after_a_task(idle, index, env, tmp_path):
     env.setenv("GANTHA_TASK_RETENTION_COUNT", "1")
     settings.cache_clear()
     (tmp_path / "a.md").write_text(NOTE, encoding="utf-8")
     body = {"source": "markdown", "path": str(tmp_path / "a.md")}
-    first = wait(client, client.post("/api/v1/documents", json=body, headers=KEY).json()["data"]["id"])
-    second = wait(client, client.post("/api/v1/documents", json=body, headers=KEY).json()["data"]["id"])
-    assert first["state"] == second["state"] == "done"
-    deadline = time.monotonic() + 120  # pruned once the writes' chain (the classify task they queued) has ended
-    while time.monotonic() < deadline and any(
-        t["state"] in ("queued", "running")
-        for t in client.get("/api/v1/documents/tasks", headers=KEY).json()["data"]["items"]
-    ):
-        time.sleep(0.2)
-    assert client.get(f"/api/v1/documents/tasks/{first['id']}", headers=KEY).status_code == 404
-    items = client.get("/api/v1/documents/tasks", headers=KEY).json()["data"]["items"]
-    assert len([t for t in items if t["state"] in ("done", "failed")]) == 1  # the newest finished one is kept
+    runner = TaskRunner(index, idle=0.1)
+    try:
+        first = idle.post("/api/v1/documents", json=body, headers=KEY).json()["data"]["id"]
+        assert runner.step()  # the ingest: the tasks it queued still to run, so nothing is pruned yet
+        assert idle.get(f"/api/v1/documents/tasks/{first}", headers=KEY).json()["data"]["state"] == "done"
+        while runner.step():  # its classify and summarize tasks; the queue empty, the runner prunes
+            pass
+        assert idle.get(f"/api/v1/documents/tasks/{first}", headers=KEY).status_code == 404
+        second = idle.post("/api/v1/documents", json=body, headers=KEY).json()["data"]["id"]
+        ran = 0
+        while runner.step():
+            ran += 1
+        items = idle.get("/api/v1/documents/tasks", headers=KEY).json()["data"]["items"]
+        assert len(items) == 1 and items[0]["state"] == "done"  # the newest finished one is kept
+        assert (items[0]["id"] == second) == (ran == 1)  # the write itself, unless tasks followed it
+    finally:
+        runner.stop()
 
 
 SEARCHES = [

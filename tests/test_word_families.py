@@ -10,6 +10,7 @@ import pytest
 
 from gantha.model import SearchRequest
 from gantha.research import Research
+from gantha.search.lexical import LEMMA_WINDOW
 from gantha.search.service import SearchError
 from gantha.text.pali import WORD_RE, canon
 from gantha.tools import Toolbox, function_spec
@@ -94,8 +95,12 @@ def test_a_lemma_search_finds_the_compounds_and_says_which_form_matched(research
 def test_a_lemma_search_ranks_by_the_lemma_frequency(research):
     res = research.search(SearchRequest(books=["vin02m3.mul"], limit=1000), lemma="parivāsa")
     family = set(research.words.family("parivāsa").words())
+    assert res.total > LEMMA_WINDOW  # the window is re-ranked by the lemma's frequency, the rest keep BM25 order
+    for part in (res.hits[:LEMMA_WINDOW], res.hits[LEMMA_WINDOW:]):
+        scores = [h.score for h in part if not h.bold_match]
+        assert scores == sorted(scores, reverse=True)
+    assert any(f"first {LEMMA_WINDOW} by BM25" in n for n in res.query_info.notes)
     unbold = [h for h in res.hits if not h.bold_match]
-    assert [h.score for h in unbold] == sorted((h.score for h in unbold), reverse=True)
 
     def occurrences(coordinate: str) -> int:
         words = [canon(w) for w in WORD_RE.findall(research.store.get([coordinate])[coordinate].text)]

@@ -214,7 +214,7 @@ def router(index: LiveIndex) -> APIRouter:
     @api.put(
         "/topics/{coordinate:path}",
         summary="Fix the topic of a document or chapter by hand (kept when it is classified again); null drops it",
-        responses=answers(404),
+        responses=answers(400, 404),  # 400: a body that is not JSON
     )
     def fix(coordinate: str, body: TopicFix) -> Reply[Classification]:
         s = store()
