@@ -176,12 +176,14 @@ class TaskRunner:
             print(f"gantha: topics not refreshed: {exc}", file=sys.stderr)
 
     def stop(self) -> None:
+        """Stop after the running task; a task still running past 5 s ends in its own time (the thread
+        then closes the store), so its outcome is still written."""
         self._stop.set()
-        if self._thread.is_alive():  # a runner only stepped by hand never started its thread
+        if self._thread.is_alive():
             self._thread.join(timeout=5)
         if self._worker is not None:
             self._worker.shutdown(wait=False, cancel_futures=True)
-        if self.store is not None:
+        if self._thread.ident is None and self.store is not None:  # stepped by hand: no thread to close it
             self.store.close()
 
     def _run(self, task: Task) -> dict[str, Any]:
@@ -196,11 +198,15 @@ class TaskRunner:
             raise RuntimeError("the task process died (out of memory, or killed)") from exc
 
     def _loop(self) -> None:
-        while not self._stop.is_set():
-            if not self.step():
-                if time.monotonic() - self._pruned > PRUNE_EVERY:
-                    self.prune()
-                self._stop.wait(self.idle)
+        try:
+            while not self._stop.is_set():
+                if not self.step():
+                    if time.monotonic() - self._pruned > PRUNE_EVERY:
+                        self.prune()
+                    self._stop.wait(self.idle)
+        finally:
+            if self.store is not None:
+                self.store.close()
 
     def prune(self) -> int:
         """Remove the finished tasks past their retention (``GANTHA_TASK_RETENTION_*``); return how many."""

@@ -4,7 +4,9 @@ frequency (all its forms and compounds counted as one word), bold definitions fi
 from __future__ import annotations
 
 import contextvars
+import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -17,15 +19,42 @@ from gantha.search.words import Family
 from gantha.store.base import StoreQuery, StoreResult
 from gantha.text.pali import WORD_RE, canon, canon_word, fold
 
-LEMMA_WINDOW = 200  # the best matches of a lemma search by BM25 over its forms, re-ranked by its frequency
+LEMMA_WINDOW = 100  # the best matches of a lemma search by BM25 over its forms, re-ranked by its frequency
 BM25_K1, BM25_B = 1.2, 0.75
 _SIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-count")  # a lemma's total beside its page
+COUNTS_KEPT = 256  # lemma searches whose total and aggregations are kept while the index is unchanged
+
+
+class Counts:
+    """The totals and aggregations of recent lemma searches (the union of thousands of posting lists for
+    dhamma: most of a search's time), kept per query and index generation, so the next page of a lemma,
+    or the same lemma asked again, is not counted again."""
+
+    def __init__(self, size: int = COUNTS_KEPT):
+        self.size, self._kept, self._lock = size, OrderedDict[tuple[str, str], StoreResult](), threading.Lock()
+
+    def get(self, key: tuple[str, str]) -> StoreResult | None:
+        with self._lock:
+            if (found := self._kept.get(key)) is not None:
+                self._kept.move_to_end(key)
+            return found
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+
+    def put(self, key: tuple[str, str], counted: StoreResult) -> None:
+        with self._lock:
+            self._kept[key] = counted
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
 
 
 class LexicalSearch:
     def __init__(self, planner: Planner, presenter: Presenter):
         self.planner, self.presenter = planner, presenter
         self.store = planner.store
+        self.counts = Counts()
 
     def search(self, req: SearchRequest, family: Family | None = None) -> SearchResponse:
         """``family``: the lemma whose forms and compounds ``req.forms`` holds: its matches are ranked by its
@@ -64,14 +93,20 @@ class LexicalSearch:
         times outranks one naming five rare compounds once), bold occurrences first.
 
         The total and the aggregations (every form and compound: thousands of posting lists for dhamma) are
-        counted beside the window, which is drawn from the paragraphs holding the forms scored: a paragraph
-        holding only compounds left unscored scores nothing and would rank after all of them anyway."""
+        counted beside the window (once per query while the index is unchanged), which is drawn from the
+        paragraphs holding the forms scored: a paragraph holding only compounds left unscored scores
+        nothing and would rank after all of them anyway."""
         scored = [replace(c, kind="set") for c in sq.scoring if c.field == "exact"]
-        counting = _SIDE.submit(contextvars.copy_context().run, self.store.search, replace(sq, limit=0, offset=0))
+        count = replace(sq, limit=0, offset=0)
+        key = (self.store.generation(), repr(count))
+        counted = self.counts.get(key)
+        counting = None if counted else _SIDE.submit(contextvars.copy_context().run, self.store.search, count)
         window = max(LEMMA_WINDOW, sq.offset + sq.limit)
         narrowed = replace(sq, must=[c for c in sq.must if c.kind != "set"] + scored) if scored else sq
         top = self.store.search(replace(narrowed, limit=window, offset=0, aggregate=()))
-        counted = counting.result()
+        if counting is not None:
+            counted = counting.result()
+            self.counts.put(key, counted)
         if top.total < counted.total and window > top.total:  # deep: the compound-only paragraphs follow
             top = self.store.search(replace(sq, limit=window, offset=0, aggregate=()))
         deadline.check()

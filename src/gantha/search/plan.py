@@ -8,6 +8,7 @@ a book or a resource type is named."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from gantha.model import Category, QueryInfo, SearchMode, SearchRequest, comma_list
 from gantha.search import resources
@@ -23,6 +24,12 @@ MAX_SCORED_FORMS = 400  # a lemma with more forms and compounds is ranked by its
 MAX_PREFIXES, MIN_PREFIX = 4, 2  # prefix* terms of one query (a one-letter prefix expands to ~1/20 of the words)
 MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
 DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
+
+
+@lru_cache(maxsize=256)
+def canonical_forms(forms: tuple[str, ...]) -> tuple[str, ...]:
+    """The forms asked for, canonical and each once (a lemma's thousands of compounds: kept per lemma)."""
+    return tuple(dict.fromkeys(canon_word(f) for f in forms if f.strip()))
 
 
 def tag_groups(values: list[str]) -> list[list[str]]:
@@ -111,7 +118,7 @@ class Planner:
         normalized, steps = normalize_query_text(req.q, req.scheme)
         parsed = parse_query(normalized)
         info = QueryInfo(original=req.q, mode=req.mode, normalized=normalized, steps=steps, bold_only=req.bold_only)
-        forms = list(dict.fromkeys(canon_word(f) for f in req.forms if f.strip()))
+        forms = list(canonical_forms(tuple(req.forms)))
         if parsed.empty and not req.page_ref and not forms:
             raise SearchError("empty_query", "empty query: give words to search for, forms, or a page reference")
         folded = req.mode != SearchMode.EXACT and not forms

@@ -205,6 +205,10 @@ class Store(Protocol):
         """The topics of classified documents and chapters (none if the index was never classified)."""
         ...
 
+    def topics_by_chapter(self) -> dict[str, TopicRecord]:
+        """The same topics by chapter key (``vin02m3.mul/ch3``; ``…/ch0``: the book), as aggregations count."""
+        ...
+
     def topic_fixes(self) -> dict[str, str]:
         """Topics set by hand: node coordinate → category id."""
         ...

@@ -23,9 +23,10 @@ class TopicTable:
 
     db: Database
     _topics_cache: list[TopicRecord] | None = None
+    _topics_by_chapter: dict[str, TopicRecord] | None = None
 
     def _forget_topics(self) -> None:
-        self._topics_cache = None
+        self._topics_cache = self._topics_by_chapter = None
 
     def set_topics(self, corpus: str, book: str, rows: list[TopicRecord]) -> None:
         """Replace the topics of one book (the book and its chapters) with these, in one transaction."""
@@ -74,6 +75,12 @@ class TopicTable:
         return [
             r for r in self._topics_cache if (corpus is None or r.corpus == corpus) and (book is None or r.book == book)
         ]
+
+    def topics_by_chapter(self) -> dict[str, TopicRecord]:
+        """Every classified node by its chapter key (``vin02m3.mul/ch3``; ``vin02m3.mul/ch0``: the book)."""
+        if self._topics_by_chapter is None:
+            self._topics_by_chapter = {f"{t.book}/ch{t.chapter}": t for t in self.topics()}
+        return self._topics_by_chapter
 
 
 def _row(r: TopicRecord) -> tuple:

@@ -6,7 +6,7 @@ without chapters). ``topic`` selects passages by that topic, ``topic_tags`` by i
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 import orjson
 
@@ -70,20 +70,17 @@ def scopes(store: Store, topics: list[str], tags: list[str]) -> list[tuple[str, 
 
 def aggregations(store: Store, chapters: list[tuple[str, int]]) -> dict[str, list[tuple[str, int]]]:
     """Hits per topic and per soft tag, from the aggregation by chapter (``vin02m3.mul/ch3`` → count)."""
-    books = _by_book(store)
-    if not books:
+    by_key = store.topics_by_chapter()
+    if not by_key:
         return {}
-    by_id = {book: value for (_, book), value in books.items()}
-    topic: Counter[str] = Counter()
-    tag: Counter[str] = Counter()
+    topic: dict[str, int] = {}
+    tag: dict[str, int] = {}
     for key, count in chapters:
-        book, _, number = key.rpartition("/ch")
-        whole, rows = by_id.get(book, (None, []))
-        record = next((r for r in rows if r.chapter == int(number)), whole)
+        record = by_key.get(key) or by_key.get(f"{key.rpartition('/ch')[0]}/ch0")  # else the book's topic
         if record is None:
             continue
-        topic[record.topic] += count
+        topic[record.topic] = topic.get(record.topic, 0) + count
         for t in record.tags:
-            tag[t] += count
+            tag[t] = tag.get(t, 0) + count
     order = lambda c: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))  # noqa: E731
     return {"topic": order(topic), "topic_tags": order(tag)}
