@@ -11,11 +11,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gantha.api.app import create_app
+from gantha.corpus import bible
 from gantha.model import SearchRequest
 from gantha.research import Research
 from gantha.search.errors import SearchError
 from gantha.tools import Toolbox, function_spec
 from gantha.verbs import VERBS
+
+from conftest import DATA
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +77,15 @@ def test_the_corpus_outline_lists_its_books(research):
     assert {"cst/vin02m3.mul", "cst/s0101m.mul"} <= {b.coordinate for b in cst.children}
     bible = research.outline("bible/genesis")
     assert bible.children[0].coordinate == "bible/genesis/ch1" and len(bible.children) == 50
+    assert bible.node.summary_channel == "kjv"  # no original: sized and summarised from the English
+
+
+def test_a_numbered_bible_book_is_titled_as_it_is_cited():
+    path = next(f for f in bible.files(DATA / "bible" / "kjv") if f.path.name == "kjv46.xml")  # "Corinthians1"
+    info, _, verses = bible.read_file(path)
+    assert (info.book, info.title) == ("1corinthians", "1 Corinthians")
+    first = next(verses)
+    assert first.path == ["1 Corinthians", "1 Corinthians 1"] and first.coordinate == "bible/1corinthians/1:1"
 
 
 def test_unknown_nodes_are_clear_errors(research):

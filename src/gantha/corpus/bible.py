@@ -67,6 +67,12 @@ def book_id(english_name: str) -> str:
     return f"{m.group(2)}{m.group(1)}" if m else name
 
 
+def book_title(english_name: str) -> str:
+    """``Corinthians1`` → ``1 Corinthians``, as the book is cited; other names as written."""
+    m = re.match(r"^(\D+?)\s*([1-3])$", english_name.strip())
+    return f"{m.group(2)} {m.group(1)}" if m else english_name.strip()
+
+
 @dataclass(frozen=True, slots=True)
 class VerseRef:
     book: str
@@ -123,7 +129,7 @@ def read_file(bf: BibleFile) -> tuple[BookInfo, str, Iterator[Passage]]:
         raise SourceError(f"{bf.path}: not a <Book englishName=…> file")
     book = book_id(root.get("englishName", ""))
     number = int(root.get("number", "0") or 0)
-    info = BookInfo(CORPUS, book, root.get("englishName", book), "", ["nt" if number >= 40 else "ot"])
+    info = BookInfo(CORPUS, book, book_title(root.get("englishName", book)), "", ["nt" if number >= 40 else "ot"])
 
     def verses() -> Iterator[Passage]:
         seq = 0

@@ -289,13 +289,15 @@ class OutlineVerbs:
     # --- the tree of a book --------------------------------------------------------------------
 
     def _book_tree(self, corpus: str, book: str) -> tuple[_Node, str]:
-        """The tree of a book and the channel it was read from (the original, else the first)."""
+        """The tree of a book and the channel it was read from: the original, else an English one (a Bible
+        book is sized and summarised from the KJV, not the Chinese), else the first."""
         cache = self._outlines
         if (corpus, book) not in cache:
             records = self.store.channels(corpus, book)
             if not records:
                 raise SearchError("not_found", f"no book {corpus}/{book} in the index")
-            record = next((r for r in records if r.channel.type == "original"), records[0])
+            english = (r for r in records if r.channel.language.partition("-")[0] == "en")
+            record = next((r for r in records if r.channel.type == "original"), next(english, records[0]))
             passages = self.store.book_passages(corpus, book, record.channel.name)
             if len(cache) >= MAX_BOOKS:
                 cache.pop(next(iter(cache)))
