@@ -61,10 +61,8 @@ _REFERENCE = re.compile(r"^\s*(?P<book>(?:[1-3]\s*)?[^\d\s:][^\d:]*?)\s*(?P<chap
 
 
 def book_id(english_name: str) -> str:
-    """``Corinthians1`` → ``1corinthians``; ``Song of Songs`` → ``songofsongs``."""
-    name = english_name.lower().replace(" ", "")
-    m = re.match(r"^([a-z]+)([1-3])$", name)
-    return f"{m.group(2)}{m.group(1)}" if m else name
+    """``Corinthians1`` → ``1corinthians``; ``Song of Songs`` → ``songofsongs``: the title, run together."""
+    return book_title(english_name).lower().replace(" ", "")
 
 
 def book_title(english_name: str) -> str:
