@@ -73,6 +73,11 @@ class StoreHit:
     ranked_first: bool = False
 
 
+def chapter_key(book: str, chapter: int) -> str:
+    """A chapter as the aggregation by chapter names it: ``vin02m3.mul/ch3`` (``/ch0``: outside chapters)."""
+    return f"{book}/ch{chapter}"
+
+
 @dataclass(slots=True)
 class StoreResult:
     total: int

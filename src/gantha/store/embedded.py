@@ -38,6 +38,7 @@ from gantha.store.base import (
     StoreHit,
     StoreQuery,
     StoreResult,
+    chapter_key,
 )
 from gantha.store.folder import FolderServices
 from gantha.store.sql import SqliteDatabase
@@ -207,7 +208,7 @@ class _Compiler:
         }
         if "chapter" in spec:
             chapters = [
-                (f"{book['key']}/ch{int(ch['key'])}", ch["doc_count"])
+                (chapter_key(book["key"], int(ch["key"])), ch["doc_count"])
                 for book in raw.get("chapter", {}).get("buckets", [])
                 for ch in book.get("number", {}).get("buckets", [])
             ]

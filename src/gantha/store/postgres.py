@@ -35,7 +35,17 @@ from platformdirs import user_data_dir
 from gantha import deadline
 from gantha.model import Passage
 from gantha.store import vocabulary
-from gantha.store.base import BookRecord, Clause, IndexBusy, StoreError, StoreHit, StoreQuery, StoreResult, Vectors
+from gantha.store.base import (
+    BookRecord,
+    Clause,
+    IndexBusy,
+    StoreError,
+    StoreHit,
+    StoreQuery,
+    StoreResult,
+    Vectors,
+    chapter_key,
+)
 from gantha.store.lexicon import Lexicon
 from gantha.store.queue import TaskQueue
 from gantha.store.sql import DatabaseError, PostgresDatabase, redacted
@@ -664,7 +674,7 @@ class _Plan:
             elif grouping == 0b1011 and "category" in out:
                 out["category"].append((category, n))
             elif grouping == 0b0101 and "chapter" in out:
-                out["chapter"].append((f"{book}/ch{chapter}", n))
+                out["chapter"].append((chapter_key(book, chapter), n))
             elif grouping == 0b1110 and "channel" in out:
                 out["channel"].append((channel, n))
         return {name: sorted(buckets, key=lambda kv: (-kv[1], kv[0])) for name, buckets in out.items()}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import orjson
 
 from gantha.model import TopicRecord
+from gantha.store.base import chapter_key
 from gantha.store.sql import Database
 
 TOPICS_SCHEMA = """
@@ -79,7 +80,7 @@ class TopicTable:
     def topics_by_chapter(self) -> dict[str, TopicRecord]:
         """Every classified node by its chapter key (``vin02m3.mul/ch3``; ``vin02m3.mul/ch0``: the book)."""
         if self._topics_by_chapter is None:
-            self._topics_by_chapter = {f"{t.book}/ch{t.chapter}": t for t in self.topics()}
+            self._topics_by_chapter = {chapter_key(t.book, t.chapter): t for t in self.topics()}
         return self._topics_by_chapter
 
 

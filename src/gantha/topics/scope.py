@@ -12,7 +12,7 @@ import orjson
 
 from gantha.model import TopicRecord
 from gantha.search.errors import SearchError
-from gantha.store.base import Store
+from gantha.store.base import Store, chapter_key
 from gantha.topics.classify import META_KEY
 from gantha.topics.taxonomy import UNCATEGORIZED
 
@@ -76,7 +76,7 @@ def aggregations(store: Store, chapters: list[tuple[str, int]]) -> dict[str, lis
     topic: dict[str, int] = {}
     tag: dict[str, int] = {}
     for key, count in chapters:
-        record = by_key.get(key) or by_key.get(f"{key.rpartition('/ch')[0]}/ch0")  # else the book's topic
+        record = by_key.get(key) or by_key.get(chapter_key(key.rpartition("/ch")[0], 0))  # else the book's topic
         if record is None:
             continue
         topic[record.topic] = topic.get(record.topic, 0) + count
