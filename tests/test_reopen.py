@@ -69,5 +69,8 @@ def test_a_reopened_index_lends_what_did_not_change(small_index, tmp_path):
     _write(index, delete)
     deleted = Research.open(index, previous=after)
     assert deleted.words is not after.words
-    assert _hits(deleted, lemma) == _hits(Research.open(index), lemma)
+    fresh = Research.open(index)
+    assert deleted.words._inflections.cache_info().currsize > 0  # what was asked last is computed before a request
+    assert deleted.words.inflection("parivasa") == fresh.words.inflection("parivasa")  # from the new vocabulary
+    assert _hits(deleted, lemma) == _hits(fresh, lemma)
     assert all(h.book != "vin02a3.att" for h in deleted.search(SearchRequest(q="parivasa", limit=100)).hits)

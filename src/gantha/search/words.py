@@ -10,6 +10,9 @@ compound of ``vāsa``), and a form of the lemma itself or an enclitic join is ne
 
 from __future__ import annotations
 
+import threading
+import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -24,6 +27,8 @@ from gantha.text.pali import canon, fold
 DERIVED = (".prp.", ".pp.", ".fpp.")  # a verb's participles and gerundives: forms of the verb here
 REGULAR_DERIVATIONS = ("anta", "enta", "onta", "māna", "tabba", "anīya")  # not -ta/-na/-eyya: homographs
 VERBAL, NOMINAL = (".v.", ".v:ind."), (".n.", ".ti.")  # ending tables of finite verbs, of declined stems
+RECENT_KEPT = 128  # the families and inflections asked for last, computed again when the vocabulary changes
+WARM_SECONDS = 20.0  # at most this long per reopen (a cold family of dhamma: about a second)
 
 
 class LemmaCandidate(BaseModel):
@@ -71,10 +76,43 @@ class Words:
         self.lexicon = lexicon
         self.store = store
         self.compounds = Compounds(store, self.is_lemma, lambda: frozenset(r.form_ending for r in self._derivations))
-        self.family = lru_cache(maxsize=1024)(self._family)
-        self.inflection = lru_cache(maxsize=4096)(self._inflection)
+        self._families = lru_cache(maxsize=1024)(self._family)
+        self._inflections = lru_cache(maxsize=4096)(self._inflection)
         self._lemmas = lru_cache(maxsize=4096)(self._lemmas_uncached)
         self._stamp = self._stamp_of(lexicon, store)
+        self._recent: OrderedDict[tuple[str, bool | None], None] = OrderedDict()  # (word, compounds | None)
+        self._recent_lock = threading.Lock()
+
+    def family(self, lemma: str, compounds: bool = True) -> Family:
+        """A lemma's attested forms and (``compounds``) the compounds it stands in; cached."""
+        self._note((lemma, compounds))
+        return self._families(lemma, compounds)
+
+    def inflection(self, folded: str) -> Inflection | None:
+        """A typed word read as every attested form of its most frequent lemma; cached."""
+        self._note((folded, None))
+        return self._inflections(folded)
+
+    def _note(self, key: tuple[str, bool | None]) -> None:
+        with self._recent_lock:
+            self._recent[key] = None
+            self._recent.move_to_end(key)
+            if len(self._recent) > RECENT_KEPT:
+                self._recent.popitem(last=False)
+
+    def warmed(self, asked: list[tuple[str, bool | None]], seconds: float = WARM_SECONDS) -> Words:
+        """These words with the families and inflections ``asked`` (most recent first) computed, within
+        ``seconds``: after a write changed the vocabulary, the first searches do not each pay for their
+        paradigm and compounds again."""
+        until = time.monotonic() + seconds
+        for word, compounds in asked:
+            if time.monotonic() > until:
+                break
+            if compounds is None:
+                self.inflection(word)
+            else:
+                self.family(word, compounds)
+        return self
 
     @staticmethod
     def _stamp_of(lexicon: Lexicon, store: Store) -> tuple:
@@ -83,9 +121,12 @@ class Words:
 
     def reopened(self, lexicon: Lexicon, store: Store) -> Words:
         """The words of the same index opened again: these, with every cache, while neither the vocabulary nor
-        the lexicon changed (a write to another channel); new ones otherwise."""
+        the lexicon changed (a write to another channel); otherwise new ones, warmed with what these were
+        asked for last."""
         if self._stamp_of(lexicon, store) != self._stamp:
-            return Words(lexicon, store)
+            with self._recent_lock:
+                asked = list(reversed(self._recent))
+            return Words(lexicon, store).warmed(asked)
         self.lexicon, self.store, self.compounds.store = lexicon, store, store
         return self
 
