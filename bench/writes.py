@@ -1,7 +1,7 @@
 """Reads while the index is written: simple searches against a real `gantha serve` while a book is
 deleted and while 20 Markdown documents are ingested, both through the admin API's tasks.
 
-    python bench/writes.py [--workers N]      (GANTHA_BENCH_INDEX: an index with the whole CST)
+    python bench/writes.py [--workers N] [--phases delete,ingest]      (GANTHA_BENCH_INDEX: an index with the whole CST)
 
 The index is copied first (the delete must not touch the benchmark index). Normal traffic (the simple
 queries of bench/throughput.py, 4 clients) runs alone, then from the moment the delete of the Dīgha
@@ -146,7 +146,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=15)
+    ap.add_argument("--phases", default="delete,ingest", help="the writing phases to measure, in this order")
     args = ap.parse_args()
+    phases = args.phases.split(",")
     work = Path(tempfile.mkdtemp(prefix="gantha-writes-"))
     try:
         index = work / "index"
@@ -155,12 +157,11 @@ def main() -> None:
         files = markdown_books(work)
         server, base = serve(str(index), args.workers, PATHS)
         try:
-            report = {
-                "workers": args.workers,
-                "alone": asyncio.run(alone(base, args.seconds)),
-                f"while deleting {DELETED}": asyncio.run(during(base, delete_book)),
-                f"while ingesting {len(files)} Markdown documents": asyncio.run(during(base, uploads(files))),
-            }
+            report = {"workers": args.workers, "alone": asyncio.run(alone(base, args.seconds))}
+            if "delete" in phases:
+                report[f"while deleting {DELETED}"] = asyncio.run(during(base, delete_book))
+            if "ingest" in phases:
+                report[f"while ingesting {len(files)} Markdown documents"] = asyncio.run(during(base, uploads(files)))
         finally:
             server.terminate()
             server.wait(30)

