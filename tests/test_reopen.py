@@ -4,9 +4,12 @@ answers are those of an index opened afresh."""
 from __future__ import annotations
 
 import shutil
+import time
 
 import numpy as np
 
+from gantha.api import live as live_module
+from gantha.api.live import FRESH_WAIT, LiveIndex
 from gantha.embed import make_embedder
 from gantha.ingest import embed_corpora, ingest_markdown
 from gantha.model import SearchMode, SearchRequest
@@ -74,3 +77,31 @@ def test_a_reopened_index_lends_what_did_not_change(small_index, tmp_path):
     assert deleted.words.inflection("parivasa") == fresh.words.inflection("parivasa")  # from the new vocabulary
     assert _hits(deleted, lemma) == _hits(fresh, lemma)
     assert all(h.book != "vin02a3.att" for h in deleted.search(SearchRequest(q="parivasa", limit=100)).hits)
+
+
+def test_a_slow_reopen_delays_requests_once_not_each(small_index, tmp_path, monkeypatch):
+    index = tmp_path / "index"
+    shutil.copytree(small_index, index)
+    live = LiveIndex(str(index))
+    before = live.research()
+    live._opening = 0.0  # an index that opened fast: a request waits for its reopen, up to FRESH_WAIT
+    folder = tmp_path / "upload"
+    folder.mkdir()
+    (folder / "rules.md").write_text(f"# Rules\n\n{PROBATION}\n", encoding="utf-8")
+    _write(index, lambda store: ingest_markdown(store, folder))
+    opened = Research.open
+
+    def slow_open(*args, **kwargs):  # this reopen takes longer than the last (a vocabulary changed)
+        time.sleep(FRESH_WAIT + 1.5)
+        return opened(*args, **kwargs)
+
+    monkeypatch.setattr(live_module.Research, "open", slow_open)
+    waits = []
+    for _ in range(4):
+        started = time.monotonic()
+        answered = live.research()
+        waits.append(time.monotonic() - started)
+    assert answered is before  # still the open index while the new one is being opened
+    assert waits[0] <= FRESH_WAIT + 0.3 and sum(waits[1:]) < 0.3  # one wait, not a second per request
+    assert live._reopened.wait(30)
+    assert live.research().search(SearchRequest(q="probation", corpora=["md"])).total == 1

@@ -3,7 +3,9 @@
 A reopen (the tantivy reader, the lexicon, the vectors: seconds on the whole canon) runs in a
 background thread while requests go on being answered from the index already open. Where opening
 takes less than ``FRESH_WAIT`` seconds (a small index), a request waits for it, so a write is read
-back at once; a large index never makes readers queue behind its reopening. After a reopen the next
+back at once — up to ``FRESH_WAIT`` after the reopen began, so one that takes longer this time (a
+vocabulary changed: word families computed again) delays requests once, not each for a second; a
+large index never makes readers queue behind its reopening. After a reopen the next
 waits as long as it took, so an ingest that commits often keeps at most half a core busy reopening.
 The index replaced is closed ``RETIRE_AFTER`` seconds later, when no request can still be reading it.
 """
@@ -37,6 +39,7 @@ class LiveIndex:
         self._reopened.set()
         self._next_reopen = 0.0  # monotonic time before which no reopen starts
         self._opening = 0.0  # seconds the last open took
+        self._reopen_started = 0.0  # monotonic time the running (or last) reopen began
 
     def research(self) -> Research:
         current = self._research
@@ -50,8 +53,9 @@ class LiveIndex:
             return self._research
         if current.store.generation() != self._generation:
             self._start_reopen()
-            if self._opening < FRESH_WAIT:
-                self._reopened.wait(FRESH_WAIT)
+            left = FRESH_WAIT - (time.monotonic() - self._reopen_started)  # a long reopen is waited for once
+            if self._opening < FRESH_WAIT and left > 0:
+                self._reopened.wait(left)
         return self._research or current
 
     def _start_reopen(self) -> None:
@@ -59,6 +63,7 @@ class LiveIndex:
             if not self._reopened.is_set() or time.monotonic() < self._next_reopen:
                 return
             self._reopened.clear()
+            self._reopen_started = time.monotonic()
         threading.Thread(target=self._reopen, name="gantha-reopen", daemon=True).start()
 
     def _reopen(self) -> None:
