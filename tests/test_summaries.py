@@ -167,7 +167,7 @@ def test_whole_text_search_ranks_nodes_with_their_summaries_vectors(tmp_path, mo
     assert any("summaries' similarity" in note for note in found.query_info.notes)
     taxes = SearchRequest(q="when is income tax withheld from my salary", granularity="chapter", corpora=["md"])
     chapters = research.search(taxes).nodes  # an upload's chapters are its outline's: its top headings
-    assert [(n.coordinate, n.title) for n in chapters][0] == ("md/handbook.md/ch2", "Taxes")
+    assert (chapters[0].coordinate, chapters[0].title) == ("md/handbook.md/ch2", "Taxes")
     monkeypatch.setattr(nodes, "SUMMARY_WEIGHT", 100.0)  # the summaries alone decide the order
     led = research.search(req).nodes
     assert [n.summary_similarity for n in led] == sorted((n.summary_similarity for n in led), reverse=True)
