@@ -170,8 +170,14 @@ class NodeVerbs:
         semantic = self.searcher.semantic
         if semantic is None or not SUMMARY_WEIGHT or len(nodes) < 2 or not req.q.strip():
             return nodes
+        summarised = self.store.summarised_books()
         head = nodes[:RERANKED]
-        vectors = {n.coordinate: v for n in head if (v := self._summary_vector(n, semantic.embedder.dim)) is not None}
+        vectors = {
+            n.coordinate: v
+            for n in head
+            if (n.evidence[0].split("/", 1)[0], n.book) in summarised  # no outline built for a book without any
+            and (v := self._summary_vector(n, semantic.embedder.dim)) is not None
+        }
         if not vectors:
             return nodes
         query = semantic.embedder.query(req.q)

@@ -35,8 +35,10 @@ class SummaryTable:
     db: Database
     _summaries_cache: dict[tuple[str, str], dict[str, SummaryRecord]] | None = None
 
+    _summarised_cache: dict[tuple[str, str], int] | None = None
+
     def _forget_summaries(self) -> None:
-        self._summaries_cache = None
+        self._summaries_cache = self._summarised_cache = None
 
     def _summary_tables(self) -> bool:
         return self.db.has_table("summary_cache")
@@ -93,8 +95,12 @@ class SummaryTable:
         )
 
     def summarised_books(self) -> dict[tuple[str, str], int]:
-        """(corpus, book) → how many of its nodes have a stored summary."""
-        if not self._summary_tables():
-            return {}
-        rows = self.db.query("SELECT corpus, book, COUNT(*) FROM node_summaries GROUP BY corpus, book")
-        return {(c, b): int(n) for c, b, n in rows}
+        """(corpus, book) → how many of its nodes have a stored summary (kept until the next write)."""
+        if self._summarised_cache is None:
+            rows = (
+                self.db.query("SELECT corpus, book, COUNT(*) FROM node_summaries GROUP BY corpus, book")
+                if self._summary_tables()
+                else []
+            )
+            self._summarised_cache = {(c, b): int(n) for c, b, n in rows}
+        return dict(self._summarised_cache)
