@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import subprocess
 import sys
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from gantha.api.cli import app
+from gantha.api.progress import tracker
 
 from conftest import link_books
 
@@ -117,3 +120,13 @@ def test_a_failed_download_says_how_to_use_a_local_corpus(tmp_path):
     assert len(error) == 1 and "download failed" in error[0]
     for hint in ("--corpus", "GANTHA_CST_PATH", "GANTHA_CST_URL", "wikipali/", "suttacentral/"):
         assert hint in error[0]
+
+
+def test_embedding_beside_the_server_prints_plain_progress_lines_even_on_a_terminal():
+    shown = io.StringIO()
+    console = Console(file=shown, force_terminal=True, width=200)
+    with tracker(console, "embed cst:en", "vectors", lines=True) as progress:
+        for batch in ("a", "b", "c"):
+            progress(batch, 512, 3)
+    assert shown.getvalue().strip().splitlines()[-1].startswith("embed cst:en: 3/3 · 1,536 vectors · ")
+    assert "\x1b[?25l" not in shown.getvalue()  # no live bar (its hidden cursor) under the server's output

@@ -660,7 +660,8 @@ def _embed_while_serving(index: str, targets: list[str]) -> None:
     err.print(f"lexical search is up; embedding {', '.join(targets)} for meaning search …", highlight=False)
     store = open_store(index)
     try:
-        summary = embed_corpora(store, make_embedder(settings().embedder), targets)
+        with tracker(err, f"embed {','.join(targets)}", "vectors", lines=True) as progress:
+            summary = embed_corpora(store, make_embedder(settings().embedder), targets, progress=progress)
         err.print(
             f"semantic and hybrid search are on: {summary.passages:,} passages embedded in {summary.seconds:.0f} s; "
             "classifying the texts into the taxonomy …",

@@ -14,19 +14,23 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 LOG_EVERY = 10.0  # seconds between plain progress lines
+BESIDE_EVERY = 30.0  # between the lines of a job running beside the server
 
 Callback = Callable[[str, int, int], None]
 
 
 @contextmanager
-def tracker(console: Console, label: str, unit: str = "paragraphs", enabled: bool = True) -> Iterator[Callback]:
-    """A progress callback for one job; nothing is shown when ``enabled`` is false."""
+def tracker(
+    console: Console, label: str, unit: str = "paragraphs", enabled: bool = True, lines: bool = False
+) -> Iterator[Callback]:
+    """A progress callback for one job; nothing is shown when ``enabled`` is false; ``lines``: plain lines
+    even on a terminal (a job beside a running server, whose output a live bar would garble)."""
     if not enabled:
         yield lambda item, n, total: None
-    elif console.is_terminal:
+    elif console.is_terminal and not lines:
         yield from _bar(console, label, unit)
     else:
-        yield from _lines(console, label, unit)
+        yield from _lines(console, label, unit, BESIDE_EVERY if lines else LOG_EVERY)
 
 
 def _bar(console: Console, label: str, unit: str) -> Iterator[Callback]:
@@ -54,7 +58,7 @@ def _bar(console: Console, label: str, unit: str) -> Iterator[Callback]:
         yield update
 
 
-def _lines(console: Console, label: str, unit: str) -> Iterator[Callback]:
+def _lines(console: Console, label: str, unit: str, every: float) -> Iterator[Callback]:
     started = time.monotonic()
     state = {"steps": 0, "units": 0, "last": started, "total": 0}
 
@@ -73,7 +77,7 @@ def _lines(console: Console, label: str, unit: str) -> Iterator[Callback]:
         state["units"] += n
         state["total"] = total
         now = time.monotonic()
-        if now - state["last"] >= LOG_EVERY or state["steps"] == total:
+        if now - state["last"] >= every or state["steps"] == total:
             state["last"] = now
             line()
 
