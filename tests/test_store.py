@@ -55,6 +55,23 @@ def test_missing_index_is_a_clear_error(tmp_path):
         EmbeddedStore(tmp_path / "nowhere", create=False)
 
 
+def test_a_damaged_book_table_is_one_line_naming_the_file_and_the_cure(tmp_path):
+    store = EmbeddedStore(tmp_path)
+    store.add([_passage("1", "sabbe saṅkhārā aniccā")])
+    store.commit([BookRecord(book_info("x01m.mul", "X"), passages=1)])
+    store.close()
+    with open(tmp_path / "gantha.sqlite", "r+b") as f:
+        f.write(b"not a database" * 8)
+    run = subprocess.run(
+        [sys.executable, "-m", "gantha.api.cli", "search", "sabbe", "--index", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    message = " ".join(run.stderr.split())
+    assert "gantha.sqlite is damaged" in message and "rebuild the index" in message and "gantha ingest" in message
+
+
 def test_reingest_is_idempotent(tmp_path, small_cst):
     store = EmbeddedStore(tmp_path / "idx")
     first = ingest_cst(store, small_cst)

@@ -225,15 +225,20 @@ class EmbeddedStore(FolderServices, TableStore):
         if not create and not (self.path / "gantha.sqlite").exists():
             raise StoreError(f"no index at {self.path} (run `gantha ingest` first)")
         (self.path / "tantivy").mkdir(parents=True, exist_ok=True)
+        part = self.path / "gantha.sqlite"
         try:
-            self.db = SqliteDatabase(self.path / "gantha.sqlite")
+            self.db = SqliteDatabase(part)
             self._migrate_terms()
             self._init_tables(str(self.path))
+            part = self.path / "tantivy"
             self.schema = _schema()
             self._compiler = _Compiler(self.schema)
-            self._index = tantivy.Index(self.schema, str(self.path / "tantivy"), reuse=True)
+            self._index = tantivy.Index(self.schema, str(part), reuse=True)
         except (OSError, ValueError, sqlite3.DatabaseError) as exc:
-            raise StoreError(f"cannot open index at {self.path}: {exc}") from exc
+            raise StoreError(
+                f"cannot open index at {self.path}: {part.name} is damaged ({exc}); rebuild the index: move "
+                f"{self.path} aside and run `gantha ingest` (or `gantha up`) again"
+            ) from exc
         self._index.register_tokenizer("gantha_words", _words_analyzer())
         self._writer: tantivy.IndexWriter | None = None
         self._changed = False  # Pali documents added or deleted since the vocabulary was tabulated
@@ -323,6 +328,8 @@ class EmbeddedStore(FolderServices, TableStore):
             self._changed |= channel == vocabulary.CHANNEL
 
     def commit(self, books: Iterable[BookRecord] = ()) -> None:
+        if self._changed:
+            self.mark_vocabulary_stale()
         self.writer.commit()
         self._record_books(list(books))  # only after the documents are durable: a crash re-ingests the book
         self._forget()
@@ -335,7 +342,7 @@ class EmbeddedStore(FolderServices, TableStore):
             self._writer.wait_merging_threads()
             self._writer = None
             self._index.reload()
-        if self._changed or not self.has_vocabulary():
+        if self._changed or self.vocabulary_due():
             self.rebuild_vocabulary()
             self._changed = False
 

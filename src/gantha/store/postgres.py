@@ -312,6 +312,8 @@ class PostgresStore(TableStore):
             self._writer.delete_where("doc_id = ANY(?)", (ids,))
 
     def commit(self, books: Iterable[BookRecord] = ()) -> None:
+        if self._changed:
+            self.mark_vocabulary_stale()
         self._writer.commit()
         self._record_books(list(books))  # only after the documents are durable: a crash re-ingests the book
         self._bump()
@@ -321,7 +323,7 @@ class PostgresStore(TableStore):
     def finish(self) -> None:
         """Release the writer and tabulate the vocabulary if documents changed."""
         self._writer.close(finished=True)  # nothing uncommitted is kept
-        if self._changed or not self.has_vocabulary():
+        if self._changed or self.vocabulary_due():
             self.rebuild_vocabulary()
             for table in ("docs", "postings", "terms"):  # fresh statistics for the planner, visibility for
                 self.db.execute(f"VACUUM (ANALYZE) {table}")  # index-only scans

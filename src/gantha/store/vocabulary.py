@@ -14,6 +14,7 @@ TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
 TOP_PER_PREFIX = 20
 LAST = "\U0010ffff"  # above every character: ``>= p AND < p + LAST`` is a prefix range
 CHANNEL = "pali"  # the channel whose words the vocabulary holds: writes to other channels leave it as it is
+STALE = "vocabulary_stale"  # meta key: Pali documents were committed after the vocabulary was tabulated
 
 
 class Vocabulary:
@@ -42,11 +43,23 @@ class Vocabulary:
                 "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
                 (str(time.time_ns()),),
             )
+            self.db.execute("DELETE FROM meta WHERE key=?", (STALE,))
             self.db.execute("DELETE FROM vocab")
             self.db.execute("DELETE FROM vocab_top")
             self.db.insert("vocab", rows, 5)
             self.db.insert("vocab_top", (r for b in top.values() for r in b), 5)
         return len(rows)
+
+    def mark_vocabulary_stale(self) -> None:
+        """Record, before Pali documents are committed, that the vocabulary must be tabulated again: a process
+        killed between that commit and the tabulation leaves the mark, and the next ``finish`` tabulates."""
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING", (STALE,)
+        )
+
+    def vocabulary_due(self) -> bool:
+        """Whether the vocabulary is missing or older than the Pali documents committed."""
+        return bool(self.db.query("SELECT 1 FROM meta WHERE key=?", (STALE,))) or not self.has_vocabulary()
 
     def vocabulary_stamp(self) -> str:
         rows = self.db.query("SELECT value FROM meta WHERE key='vocabulary'")
