@@ -53,9 +53,7 @@ class Vocabulary:
     def mark_vocabulary_stale(self) -> None:
         """Record, before Pali documents are committed, that the vocabulary must be tabulated again: a process
         killed between that commit and the tabulation leaves the mark, and the next ``finish`` tabulates."""
-        self.db.execute(
-            "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING", (STALE,)
-        )
+        self.db.execute("INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING", (STALE,))
 
     def vocabulary_due(self) -> bool:
         """Whether the vocabulary is missing or older than the Pali documents committed."""
