@@ -8,32 +8,42 @@ import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from gantha import deadline
-from gantha.model import QueryInfo, SearchRequest, SearchResponse
+from gantha.model import Bucket, QueryInfo, SearchRequest, SearchResponse
 from gantha.search.highlight import snippet
 from gantha.search.plan import Planner
 from gantha.search.present import Presenter
 from gantha.search.words import Family
-from gantha.store.base import StoreQuery, StoreResult
+from gantha.store.base import StoreHit, StoreQuery, StoreResult
 from gantha.text.pali import WORD_RE, canon, canon_word, fold
 
 LEMMA_WINDOW = 100  # the best matches of a lemma search by BM25 over its forms, re-ranked by its frequency
 BM25_K1, BM25_B = 1.2, 0.75
 _SIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-count")  # a lemma's total beside its page
-COUNTS_KEPT = 256  # lemma searches whose total and aggregations are kept while the index is unchanged
+COUNTS_KEPT = 128  # lemma searches whose total, aggregations and window are kept while the index is unchanged
+
+
+@dataclass(slots=True)
+class Counted:
+    """What a lemma query keeps while the index is unchanged: its total and aggregations, the aggregations as
+    presented, and its best matches ranked by the lemma's frequency (the window every page of it starts from)."""
+
+    result: StoreResult
+    buckets: dict[str, list[Bucket]]
+    head: list[StoreHit] | None = None
 
 
 class Counts:
-    """The totals and aggregations of recent lemma searches (the union of thousands of posting lists for
-    dhamma: most of a search's time), kept per query and index generation, so the next page of a lemma,
-    or the same lemma asked again, is not counted again."""
+    """Recent lemma queries (the union of thousands of posting lists for dhamma: most of a search's time),
+    kept per query and index generation, so the next page of a lemma, or the same lemma asked again, is not
+    counted nor ranked again."""
 
     def __init__(self, size: int = COUNTS_KEPT):
-        self.size, self._kept, self._lock = size, OrderedDict[tuple[str, str], StoreResult](), threading.Lock()
+        self.size, self._kept, self._lock = size, OrderedDict[tuple[str, str], Counted](), threading.Lock()
 
-    def get(self, key: tuple[str, str]) -> StoreResult | None:
+    def get(self, key: tuple[str, str]) -> Counted | None:
         with self._lock:
             if (found := self._kept.get(key)) is not None:
                 self._kept.move_to_end(key)
@@ -43,7 +53,7 @@ class Counts:
         with self._lock:
             self._kept.clear()
 
-    def put(self, key: tuple[str, str], counted: StoreResult) -> None:
+    def put(self, key: tuple[str, str], counted: Counted) -> None:
         with self._lock:
             self._kept[key] = counted
             while len(self._kept) > self.size:
@@ -63,9 +73,10 @@ class LexicalSearch:
         sq, info, analysed = self.planner.plan(req, family.words(False) if family else None)
         info.routes = ["lexical"]
         if family and sq.order == "score" and not req.page_ref:
-            result = self._by_lemma(sq, set(family.words()), info)
+            result, buckets = self._by_lemma(sq, set(family.words()), info)
         else:
             result = self.store.search(sq)
+            buckets = self.presenter.buckets(result.aggregations)
         every = set(family.words()) if family else set(info.forms)  # forms whose occurrences each hit lists
         own = set(family.words(False)) if family else every  # the rest are compounds holding the lemma
         analyse = fold if info.field == "fold" else canon
@@ -82,44 +93,61 @@ class LexicalSearch:
                 hit.matched = list(dict.fromkeys(w for w in map(canon_word, WORD_RE.findall(p.text)) if w in every))
                 hit.in_compound = any(w not in own for w in hit.matched)
             hits.append(hit)
-        return SearchResponse.timed(
-            started, result.total, hits, info, aggregations=self.presenter.buckets(result.aggregations)
-        )
+        return SearchResponse.timed(started, result.total, hits, info, aggregations=buckets)
 
-    def _by_lemma(self, sq: StoreQuery, forms: set[str], info: QueryInfo) -> StoreResult:
+    def _by_lemma(
+        self, sq: StoreQuery, forms: set[str], info: QueryInfo
+    ) -> tuple[StoreResult, dict[str, list[Bucket]]]:
         """The matches ranked by BM25 over the lemma's forms (tantivy, each form's rarity divided out: a
         ``forms`` clause), then the first ``LEMMA_WINDOW`` of them re-ranked by the lemma's frequency (BM25
         with all its forms and compounds counted as one word, so a paragraph that repeats parivāsaṃ twenty
         times outranks one naming five rare compounds once), bold occurrences first.
 
         The total and the aggregations (every form and compound: thousands of posting lists for dhamma) are
-        counted beside the window (once per query while the index is unchanged), which is drawn from the
-        paragraphs holding the forms scored: a paragraph holding only compounds left unscored scores
-        nothing and would rank after all of them anyway."""
-        scored = [replace(c, kind="set") for c in sq.scoring if c.field == "exact"]
+        counted and presented beside the window, which is drawn from the paragraphs holding the forms scored:
+        a paragraph holding only compounds left unscored scores nothing and would rank after all of them
+        anyway. Both are kept per query while the index is unchanged (:class:`Counts`)."""
         count = replace(sq, limit=0, offset=0)
         key = (self.store.generation(), repr(count))
-        counted = self.counts.get(key)
-        counting = None if counted else _SIDE.submit(contextvars.copy_context().run, self.store.search, count)
+        kept = self.counts.get(key)
+        counting = None if kept else _SIDE.submit(contextvars.copy_context().run, self._count, count)
         window = max(LEMMA_WINDOW, sq.offset + sq.limit)
-        narrowed = replace(sq, must=[c for c in sq.must if c.kind != "set"] + scored) if scored else sq
-        top = self.store.search(replace(narrowed, limit=window, offset=0, aggregate=()))
-        if counting is not None:
-            counted = counting.result()
-            self.counts.put(key, counted)
-        if top.total < counted.total and window > top.total:  # deep: the compound-only paragraphs follow
-            top = self.store.search(replace(sq, limit=window, offset=0, aggregate=()))
-        deadline.check()
-        head = top.hits[:LEMMA_WINDOW]
-        words = {id(h): WORD_RE.findall(h.passage.text.lower()) for h in head}  # stored text is canonical
-        average = sum(len(w) for w in words.values()) / max(len(words), 1) or 1
-        for h in head:
-            tf = sum(w in forms for w in words[id(h)])
-            norm = 1 - BM25_B + BM25_B * len(words[id(h)]) / average
-            h.score = tf * (BM25_K1 + 1) / (tf + BM25_K1 * norm)
-        ranked = sorted(head, key=lambda h: (not h.ranked_first, -h.score)) + top.hits[LEMMA_WINDOW:]
+        if kept and kept.head is not None and window == LEMMA_WINDOW:
+            head, rest = kept.head, []
+        else:
+            scored = [replace(c, kind="set") for c in sq.scoring if c.field == "exact"]
+            narrowed = replace(sq, must=[c for c in sq.must if c.kind != "set"] + scored) if scored else sq
+            top = self.store.search(replace(narrowed, limit=window, offset=0, aggregate=()))
+            if counting is not None:
+                kept = counting.result()
+            if top.total < kept.result.total and window > top.total:  # deep: the compound-only paragraphs follow
+                top = self.store.search(replace(sq, limit=window, offset=0, aggregate=()))
+            deadline.check()
+            head = kept.head if kept.head is not None else _by_frequency(top.hits[:LEMMA_WINDOW], forms)
+            rest = top.hits[LEMMA_WINDOW:]
+        kept.head = head
+        self.counts.put(key, kept)
         note = "ranked by the lemma's frequency in each paragraph (BM25, forms counted as one word)"
-        if counted.total > LEMMA_WINDOW:
+        if kept.result.total > LEMMA_WINDOW:
             note += f" among the first {LEMMA_WINDOW} by BM25 over the forms; the rest by BM25 over the forms"
         info.notes.append(note)
-        return StoreResult(counted.total, ranked[sq.offset : sq.offset + sq.limit], counted.aggregations)
+        page = [*head, *rest][sq.offset : sq.offset + sq.limit]
+        return StoreResult(kept.result.total, page, kept.result.aggregations), kept.buckets
+
+    def _count(self, count: StoreQuery) -> Counted:
+        """A lemma query's total and aggregations, counted and presented."""
+        result = self.store.search(count)
+        return Counted(result, self.presenter.buckets(result.aggregations))
+
+
+def _by_frequency(hits: list[StoreHit], forms: set[str]) -> list[StoreHit]:
+    """Hits ranked by BM25 with every one of ``forms`` counted as one word, bold occurrences first (each hit is
+    given a new hit with that score: the store's hits are not changed)."""
+    words = [WORD_RE.findall(h.passage.text.lower()) for h in hits]  # stored text is canonical
+    average = sum(len(w) for w in words) / max(len(words), 1) or 1
+    scored = []
+    for h, ws in zip(hits, words, strict=True):
+        tf = sum(w in forms for w in ws)
+        norm = 1 - BM25_B + BM25_B * len(ws) / average
+        scored.append(StoreHit(h.passage, tf * (BM25_K1 + 1) / (tf + BM25_K1 * norm), h.ranked_first))
+    return sorted(scored, key=lambda h: (not h.ranked_first, -h.score))
