@@ -7,6 +7,7 @@ import contextvars
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -73,16 +74,16 @@ class LexicalSearch:
         sq, info, analysed = self.planner.plan(req, family.words(False) if family else None)
         info.routes = ["lexical"]
         if family and sq.order == "score" and not req.page_ref:
-            result, buckets = self._by_lemma(sq, set(family.words()), info)
+            page, counted = self._by_lemma(sq, set(family.words()), info)
         else:
             result = self.store.search(sq)
-            buckets = self.presenter.buckets(result.aggregations)
+            page, counted = result.hits, lambda: (result.total, self.presenter.buckets(result.aggregations))
         every = set(family.words()) if family else set(info.forms)  # forms whose occurrences each hit lists
         own = set(family.words(False)) if family else every  # the rest are compounds holding the lemma
         analyse = fold if info.field == "fold" else canon
         terms = set(analysed.terms) | set(info.forms)
         hits = []
-        for rank, h in enumerate(result.hits, start=req.offset + 1):
+        for rank, h in enumerate(page, start=req.offset + 1):
             deadline.check()
             p = h.passage
             text, _ = snippet(
@@ -93,20 +94,24 @@ class LexicalSearch:
                 hit.matched = list(dict.fromkeys(w for w in map(canon_word, WORD_RE.findall(p.text)) if w in every))
                 hit.in_compound = any(w not in own for w in hit.matched)
             hits.append(hit)
-        return SearchResponse.timed(started, result.total, hits, info, aggregations=buckets)
+        total, buckets = counted()
+        return SearchResponse.timed(started, total, hits, info, aggregations=buckets)
 
     def _by_lemma(
         self, sq: StoreQuery, forms: set[str], info: QueryInfo
-    ) -> tuple[StoreResult, dict[str, list[Bucket]]]:
-        """The matches ranked by BM25 over the lemma's forms (tantivy, each form's rarity divided out: a
+    ) -> tuple[list[StoreHit], Callable[[], tuple[int, dict[str, list[Bucket]]]]]:
+        """The page of a lemma search, and how to wait for its total and aggregations.
+
+        The matches are ranked by BM25 over the lemma's forms (tantivy, each form's rarity divided out: a
         ``forms`` clause), then the first ``LEMMA_WINDOW`` of them re-ranked by the lemma's frequency (BM25
         with all its forms and compounds counted as one word, so a paragraph that repeats parivāsaṃ twenty
-        times outranks one naming five rare compounds once), bold occurrences first.
+        times outranks one naming five rare compounds once), bold occurrences first. The window is drawn from
+        the paragraphs holding the forms scored: a paragraph holding only compounds left unscored scores
+        nothing and would rank after all of them anyway.
 
         The total and the aggregations (every form and compound: thousands of posting lists for dhamma) are
-        counted and presented beside the window, which is drawn from the paragraphs holding the forms scored:
-        a paragraph holding only compounds left unscored scores nothing and would rank after all of them
-        anyway. Both are kept per query while the index is unchanged (:class:`Counts`)."""
+        counted and presented in another thread while the page is ranked and presented; both, and the window,
+        are kept per query while the index is unchanged (:class:`Counts`)."""
         count = replace(sq, limit=0, offset=0)
         key = (self.store.generation(), repr(count))
         kept = self.counts.get(key)
@@ -118,21 +123,25 @@ class LexicalSearch:
             scored = [replace(c, kind="set") for c in sq.scoring if c.field == "exact"]
             narrowed = replace(sq, must=[c for c in sq.must if c.kind != "set"] + scored) if scored else sq
             top = self.store.search(replace(narrowed, limit=window, offset=0, aggregate=()))
-            if counting is not None:
-                kept = counting.result()
-            if top.total < kept.result.total and window > top.total:  # deep: the compound-only paragraphs follow
-                top = self.store.search(replace(sq, limit=window, offset=0, aggregate=()))
+            if window > top.total:  # the window is not full: the compound-only paragraphs may follow
+                kept = kept or counting.result()
+                if top.total < kept.result.total:
+                    top = self.store.search(replace(sq, limit=window, offset=0, aggregate=()))
             deadline.check()
-            head = kept.head if kept.head is not None else _by_frequency(top.hits[:LEMMA_WINDOW], forms)
+            head = kept.head if kept and kept.head is not None else _by_frequency(top.hits[:LEMMA_WINDOW], forms)
             rest = top.hits[LEMMA_WINDOW:]
-        kept.head = head
-        self.counts.put(key, kept)
-        note = "ranked by the lemma's frequency in each paragraph (BM25, forms counted as one word)"
-        if kept.result.total > LEMMA_WINDOW:
-            note += f" among the first {LEMMA_WINDOW} by BM25 over the forms; the rest by BM25 over the forms"
-        info.notes.append(note)
-        page = [*head, *rest][sq.offset : sq.offset + sq.limit]
-        return StoreResult(kept.result.total, page, kept.result.aggregations), kept.buckets
+
+        def counted() -> tuple[int, dict[str, list[Bucket]]]:
+            done = kept or counting.result()
+            done.head = head
+            self.counts.put(key, done)
+            note = "ranked by the lemma's frequency in each paragraph (BM25, forms counted as one word)"
+            if done.result.total > LEMMA_WINDOW:
+                note += f" among the first {LEMMA_WINDOW} by BM25 over the forms; the rest by BM25 over the forms"
+            info.notes.append(note)
+            return done.result.total, done.buckets
+
+        return [*head, *rest][sq.offset : sq.offset + sq.limit], counted
 
     def _count(self, count: StoreQuery) -> Counted:
         """A lemma query's total and aggregations, counted and presented."""
