@@ -286,3 +286,24 @@ def test_chat_question_box_stays_at_the_bottom(browser, base, llm, size):
     assert form_top - 60 <= answer["y"] + answer["height"] <= form_top + 1  # the answer's end in sight above it
     assert pg.evaluate("document.documentElement.scrollWidth") <= width + 2
     context.close()
+
+
+@pytest.fixture(scope="module")
+def bare(small_index, tmp_path_factory):
+    """A server as a newcomer first starts it: no admin key, no model."""
+    index = tmp_path_factory.mktemp("bare") / "index"
+    shutil.copytree(small_index, index)
+    with Server(index, {"GANTHA_ADMIN_KEY": "", "GANTHA_LLM_BASE_URL": ""}) as server:
+        yield server.url
+
+
+def test_chat_without_a_model_says_so_first(page, bare):
+    page.goto(bare + "/chat")
+    page.fill("#question", "PTS Vin II 31")
+    page.keyboard.press("Enter")
+    notice = page.locator(".turn.assistant .notice")
+    notice.wait_for(timeout=60_000)
+    assert "No language model is configured" in notice.inner_text() and "GANTHA_LLM_BASE_URL" in notice.inner_text()
+    turn = page.locator(".turn.assistant").last.inner_text()
+    assert turn.index("No language model") < turn.index("[1]") and "cst/vin02m3.mul/75" in turn  # then the passages
+    assert page.locator(".turn.assistant a[data-n='1']").get_attribute("href") == "/read/cst/vin02m3.mul/75"

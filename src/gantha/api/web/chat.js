@@ -98,6 +98,12 @@ async function ask(question) {
         if (data.outcome === "not_found") {
           turn.className = "turn assistant refusal";
           turn.innerHTML = `<b>${esc(t("chat.refusal"))}.</b> ${esc(data.answer)}`;
+        } else if (data.notice) {
+          // said first and set apart: no model wrote this (and the setting that turns one on); the passages below
+          const message = data.notice.code === "no_model" ? t("chat.nomodel") : data.notice.message;
+          const rest = data.answer.startsWith(data.notice.message) ? data.answer.slice(data.notice.message.length).trimStart() : data.answer;
+          turn.className = "turn assistant passages";
+          turn.innerHTML = `<p class="notice" role="note" data-code="${esc(data.notice.code)}">${esc(message)}</p>${answerHtml(rest, data.sources)}`;
         } else {
           turn.innerHTML = answerHtml(data.answer, data.sources);
           const failed = data.citations.filter((c) => !c.ok).length;
