@@ -307,3 +307,14 @@ def test_chat_without_a_model_says_so_first(page, bare):
     turn = page.locator(".turn.assistant").last.inner_text()
     assert turn.index("No language model") < turn.index("[1]") and "cst/vin02m3.mul/75" in turn  # then the passages
     assert page.locator(".turn.assistant a[data-n='1']").get_attribute("href") == "/read/cst/vin02m3.mul/75"
+
+
+def test_admin_page_says_when_the_admin_api_is_off(page, base, bare):
+    page.goto(bare + "/admin")
+    off = page.locator("#admin-off")
+    off.wait_for()
+    assert "GANTHA_ADMIN_KEY" in off.inner_text() and "restart" in off.inner_text()
+    assert not page.locator("#key-form").is_visible()  # no key asked for
+    page.goto(base + "/admin")
+    page.locator("#key-form").wait_for()  # on: the key is asked for
+    assert not page.locator("#admin-off").is_visible()
