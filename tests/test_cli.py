@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from gantha.api.cli import app
 from gantha.api.progress import tracker
 
-from conftest import link_books
+from conftest import link_bible, link_books
 
 runner = CliRunner()
 
@@ -39,6 +39,28 @@ def test_ingest_all_reads_the_cst_folder_of_a_data_dir(tmp_path):
     r = runner.invoke(app, ["ingest", "all", str(tmp_path / "data"), "--index", str(tmp_path / "idx"), "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["books"] == 1
+
+
+def test_ingest_all_prints_each_sources_summary_as_soon_as_it_is_done(tmp_path):
+    data = tmp_path / "data"
+    link_books(data / "cst", ("e1208n.nrf",))
+    link_bible(data / "bible", ("43",))
+    args = ["ingest", "all", str(data), "--index", str(tmp_path / "idx"), "--no-classify"]
+    r = subprocess.run(
+        [sys.executable, "-m", "gantha.api.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one stream: the order the lines were printed in
+        text=True,
+        timeout=300,
+        env={**os.environ, "GANTHA_VECTOR_CORPORA": ""},
+    )
+    assert r.returncode == 0, r.stdout
+    lines = r.stdout.splitlines()
+    at = {key: next(i for i, line in enumerate(lines) if line.startswith(key)) for key in ("ingested cst:", "bible: ")}
+    assert at["ingested cst:"] < at["bible: "], lines  # the CST's summary before the Bible's progress
+    assert any(line.startswith("ingested bible: 2 books") for line in lines[at["bible: "] :]), lines
+    js = runner.invoke(app, [*args, "--json"])  # --json: one document at the end, as before
+    assert js.exit_code == 0 and [s["source"] for s in json.loads(js.stdout)] == ["cst", "bible"]
 
 
 def test_ingest_reports_malformed_files_and_exits_3(tmp_path):
