@@ -629,8 +629,27 @@ def _serve(index: str, host: str, port: int, workers: int) -> None:
 
     os.environ["GANTHA_STORE"] = index
     settings.cache_clear()  # the app, imported below in this process when workers=1, reads it again
-    err.print(f"serving {redacted(index)} on http://{host}:{port} (API docs at /docs)", highlight=False)
+    err.print(f"serving {redacted(index)} on http://{host}:{port} (API docs at /docs)", highlight=False, soft_wrap=True)
+    for line in _switches(settings()):
+        err.print(line, highlight=False, soft_wrap=True)
     uvicorn.run("gantha.api.server:app", host=host, port=port, workers=workers, log_level="warning")
+
+
+def _switches(s: Any) -> list[str]:
+    """What the chat page and the admin page can do, and the setting that changes it."""
+    from gantha.rag.local import MODEL_NAME
+
+    if s.llm_base_url == "local":
+        chat = f"chat answers by the bundled model {MODEL_NAME} (GANTHA_LLM_BASE_URL=local)"
+    elif s.llm_base_url:
+        chat = f"chat answers by {s.llm_model or '(no GANTHA_LLM_MODEL set)'} (GANTHA_LLM_BASE_URL)"
+    else:
+        chat = (
+            "chat without a model (it shows the passages found): set GANTHA_LLM_BASE_URL (an OpenAI-compatible "
+            "endpoint with GANTHA_LLM_MODEL, or `local` for the bundled model) to have answers written"
+        )
+    admin = "admin API on (/admin, key GANTHA_ADMIN_KEY)" if s.admin_key else "admin API off: set GANTHA_ADMIN_KEY"
+    return [chat, admin]
 
 
 @app.command()
