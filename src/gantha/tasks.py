@@ -28,7 +28,7 @@ from gantha.config import settings
 from gantha.ingest import embed_corpora, ingest_lexicon
 from gantha.model import comma_list
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
-from gantha.store.base import IndexBusy, Store, StoreError
+from gantha.store.base import BookRecord, IndexBusy, Store, StoreError
 from gantha.store.factory import open_store
 from gantha.store.queue import MAX_ATTEMPTS, Task, TaskQueue
 from gantha.store.vectors import doc_of
@@ -100,7 +100,10 @@ def _ingest(store: Store, task: Task) -> dict[str, Any]:
     if source in LEXICON_SOURCES:
         return asdict(ingest_lexicon(store, source, path))
     queue = store.tasks()
-    counts = {"done": 0, "passages": 0, "written": 0.0}  # kept here; written to the queue at most every 0.3 s
+    corpus = SOURCES[source].corpus
+    earlier = _committed_earlier(store, task, corpus, path)
+    # kept here; written to the queue at most every 0.3 s
+    counts = {"done": len(earlier), "passages": sum(r.passages for r in earlier.values()), "written": 0.0}
 
     def progress(name: str, passages: int, total: int) -> None:
         counts["passages"] += passages
@@ -120,10 +123,34 @@ def _ingest(store: Store, task: Task) -> dict[str, Any]:
             embedded = asdict(embed_corpora(store, make_embedder(settings().embedder), targets))
     finally:
         store.finish()
+    now = {(r.info.book, r.channel.name): r.ingested_at for r in store.records() if r.info.corpus == corpus}
+    resumed = [r for key, r in earlier.items() if now.get(key) == r.ingested_at]  # skipped now as unchanged
+    if resumed:  # a resumed task reports the books it committed before it was interrupted as its own
+        summary.books += len(resumed)
+        summary.unchanged -= len(resumed)
+        summary.passages += sum(r.passages for r in resumed)
+        summary.page_refs += sum(r.page_refs for r in resumed)
+        summary.bold_terms += sum(r.bold_terms for r in resumed)
     result = asdict(summary)
+    if resumed:
+        result["resumed"] = {"books": len(resumed), "passages": sum(r.passages for r in resumed)}
     if embedded:
         result["embedded"] = embedded
     return result
+
+
+def _committed_earlier(store: Store, task: Task, corpus: str, path: Path) -> dict[tuple[str, str], BookRecord]:
+    """The books read from ``path`` that were committed since the task was submitted: by an earlier run of
+    this task that was interrupted (a process that died), keyed (book, channel)."""
+    root = str(path)
+    sources = {root, str(path.parent)} if path.is_file() else {root}  # a CST book records its folder
+    return {
+        (r.info.book, r.channel.name): r
+        for r in store.records()
+        if r.info.corpus == corpus
+        and r.ingested_at >= task.created_at
+        and (r.source in sources or r.source.startswith(root.rstrip("/") + "/"))
+    }
 
 
 def _delete(store: Store, corpus: str, book: str) -> dict[str, Any]:
