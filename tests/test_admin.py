@@ -18,7 +18,7 @@ from gantha.api.app import create_app
 from gantha.config import settings
 from gantha.ingest import ingest_markdown
 from gantha.store.embedded import EmbeddedStore
-from gantha.tasks import TaskRunner
+from gantha.tasks import MAX_ATTEMPTS, TaskRunner, save_upload
 
 from conftest import Server
 
@@ -174,6 +174,20 @@ def test_a_resumed_task_counts_the_books_it_committed_before_its_process_died(in
     assert done.result["books"] == 2 and done.result["unchanged"] == 0
     assert done.result["passages"] == 2 * before.passages == done.passages  # both books, in the result and row
     assert done.result["resumed"] == {"books": 1, "passages": before.passages}
+
+
+def test_an_upload_is_removed_when_its_task_is_given_up(tmp_path):
+    store = EmbeddedStore(tmp_path / "index")
+    upload = save_upload(store, "notes.md", NOTE.encode())
+    queue = store.tasks()
+    task = queue.submit("ingest", {"source": "markdown", "path": str(upload), "upload": "notes.md"})
+    for _ in range(MAX_ATTEMPTS):  # claimed, then the process dies: a restart queues it again
+        assert queue.claim().id == task.id
+        queue.update(task.id, state="queued", worker=None)
+    assert upload.exists()
+    assert queue.claim() is None and queue.get(task.id).state == "failed"  # given up
+    assert not upload.parent.exists()  # its upload went with it
+    store.close()
 
 
 def test_queue_survives_a_server_restart(index, tmp_path):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import shutil
 import sys
 import threading
 import time
@@ -30,7 +29,7 @@ from gantha.model import comma_list
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
 from gantha.store.base import BookRecord, IndexBusy, Store, StoreError
 from gantha.store.factory import open_store
-from gantha.store.queue import MAX_ATTEMPTS, Task, TaskQueue
+from gantha.store.queue import MAX_ATTEMPTS, Task, TaskQueue, remove_upload
 from gantha.store.vectors import doc_of
 
 __all__ = ["MAX_ATTEMPTS", "Task", "TaskQueue", "TaskRunner", "run_task", "save_upload"]
@@ -268,16 +267,10 @@ class TaskRunner:
                 queue.update(task.id, state="failed", error=f"{type(exc).__name__}: {exc}", message="failed")
             else:
                 queue.update(task.id, state="done", result=result, message="done")
-            _remove_upload(self.store, task)
+            remove_upload(task.params)  # kept only until its task has ended (its text is in the index, or it failed)
             if not queue.count("queued"):  # a write's chain (its classify and summarize tasks) has ended
                 self.prune()
             return True
-
-
-def _remove_upload(store: Store, task: Task) -> None:
-    """An uploaded file is kept only until its task has ended (its text is in the index, or it failed)."""
-    if task.params.get("upload") and (path := Path(task.params.get("path", ""))).parent.parent.name == "uploads":
-        shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def save_upload(store: Store, filename: str, data: bytes) -> Path:
