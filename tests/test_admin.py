@@ -16,8 +16,9 @@ from fastapi.testclient import TestClient
 
 from gantha.api.app import create_app
 from gantha.config import settings
+from gantha.ingest import ingest_markdown
 from gantha.store.embedded import EmbeddedStore
-from gantha.tasks import TaskRunner
+from gantha.tasks import MAX_ATTEMPTS, TaskRunner, save_upload
 
 from conftest import Server
 
@@ -145,6 +146,48 @@ def test_task_left_running_by_a_dead_process_is_resumed(index, tmp_path):
         runner.stop()
     done = queue.get(task.id)
     assert done.state == "done" and done.attempts == 1 and done.result["passages"] >= 1
+
+
+def test_a_resumed_task_counts_the_books_it_committed_before_its_process_died(index, tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text(NOTE, encoding="utf-8")
+    (notes / "b.md").write_text(NOTE.replace("zanzibarite", "quokkaite"), encoding="utf-8")
+    store = EmbeddedStore(index)
+    task = store.tasks().submit("ingest", {"source": "markdown", "path": str(notes)})
+    before = ingest_markdown(store, notes / "a.md")  # what the first run committed before its process died
+    store.close()
+    queue = EmbeddedStore(index).tasks()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    queue.update(task.id, state="running", attempts=1, worker=f"{socket.gethostname()}:{dead.pid}")
+    runner = TaskRunner(index, idle=0.1).start()
+    try:
+        deadline = time.monotonic() + 120
+        while queue.get(task.id).state not in ("done", "failed") and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        runner.stop()
+    done = queue.get(task.id)
+    assert done.state == "done" and done.attempts == 2, done
+    assert before.books == 1 and before.passages >= 1
+    assert done.result["books"] == 2 and done.result["unchanged"] == 0
+    assert done.result["passages"] == 2 * before.passages == done.passages  # both books, in the result and row
+    assert done.result["resumed"] == {"books": 1, "passages": before.passages}
+
+
+def test_an_upload_is_removed_when_its_task_is_given_up(tmp_path):
+    store = EmbeddedStore(tmp_path / "index")
+    upload = save_upload(store, "notes.md", NOTE.encode())
+    queue = store.tasks()
+    task = queue.submit("ingest", {"source": "markdown", "path": str(upload), "upload": "notes.md"})
+    for _ in range(MAX_ATTEMPTS):  # claimed, then the process dies: a restart queues it again
+        assert queue.claim().id == task.id
+        queue.update(task.id, state="queued", worker=None)
+    assert upload.exists()
+    assert queue.claim() is None and queue.get(task.id).state == "failed"  # given up
+    assert not upload.parent.exists()  # its upload went with it
+    store.close()
 
 
 def test_queue_survives_a_server_restart(index, tmp_path):

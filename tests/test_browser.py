@@ -4,12 +4,16 @@ page, a streamed chat answer (local test LLM server), the Chinese interface and 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import httpx
 import pytest
+
+from gantha.rag.agent import reader_url
 
 from conftest import Server
 from llm_server import ScriptedLLM
@@ -286,3 +290,92 @@ def test_chat_question_box_stays_at_the_bottom(browser, base, llm, size):
     assert form_top - 60 <= answer["y"] + answer["height"] <= form_top + 1  # the answer's end in sight above it
     assert pg.evaluate("document.documentElement.scrollWidth") <= width + 2
     context.close()
+
+
+@pytest.fixture(scope="module")
+def bare(small_index, tmp_path_factory):
+    """A server as a newcomer first starts it: no admin key, no model."""
+    index = tmp_path_factory.mktemp("bare") / "index"
+    shutil.copytree(small_index, index)
+    with Server(index, {"GANTHA_ADMIN_KEY": "", "GANTHA_LLM_BASE_URL": ""}) as server:
+        yield server.url
+
+
+def test_chat_without_a_model_says_so_first(page, bare):
+    page.goto(bare + "/chat")
+    page.fill("#question", "PTS Vin II 31")
+    page.keyboard.press("Enter")
+    notice = page.locator(".turn.assistant .notice")
+    notice.wait_for(timeout=60_000)
+    assert "No language model is configured" in notice.inner_text() and "GANTHA_LLM_BASE_URL" in notice.inner_text()
+    turn = page.locator(".turn.assistant").last.inner_text()
+    assert turn.index("No language model") < turn.index("[1]") and "cst/vin02m3.mul/75" in turn  # then the passages
+    assert page.locator(".turn.assistant a[data-n='1']").get_attribute("href") == "/read/cst/vin02m3.mul/75"
+
+
+def test_admin_page_says_when_the_admin_api_is_off(page, base, bare):
+    page.goto(bare + "/admin")
+    off = page.locator("#admin-off")
+    off.wait_for()
+    assert "GANTHA_ADMIN_KEY" in off.inner_text() and "restart" in off.inner_text()
+    assert not page.locator("#key-form").is_visible()  # no key asked for
+    page.goto(base + "/admin")
+    page.locator("#key-form").wait_for()  # on: the key is asked for
+    assert not page.locator("#admin-off").is_visible()
+
+
+def test_a_markdown_link_with_its_number_and_odd_characters_opens_its_paragraph(page, base):
+    filler = " ".join(["Filler words about the rule."] * 32)
+    text = f"# Ānanda's rule\n\n{filler}\n\nThe second piece names the xylophorite moon. {filler}\n"
+    r = httpx.post(
+        f"{base}/api/v1/documents",
+        files={"file": ("notes #1 & 50% ü?.md", text.encode())},
+        headers={"X-API-Key": "s3cret"},
+    )
+    task = r.json()["data"]
+    deadline = time.monotonic() + 120
+    while task["state"] not in ("done", "failed") and time.monotonic() < deadline:
+        time.sleep(0.3)
+        task = httpx.get(f"{base}/api/v1/documents/tasks/{task['id']}", headers={"X-API-Key": "s3cret"}).json()["data"]
+    assert task["state"] == "done", task
+    hits = httpx.get(f"{base}/api/v3/search", params={"q": "xylophorite", "resource_type": "md"}).json()["data"]
+    coordinate = hits["results"][0]["coordinate"]
+    assert coordinate == "md/notes #1 & 50% ü?.md/ānanda-s-rule#2"
+    page.goto(base + "/")
+    href = page.evaluate(
+        """async (c) => {
+          const { readerHref } = await import("/static/common.js");
+          const a = Object.assign(document.createElement("a"), { id: "md-link", href: readerHref(c), textContent: c });
+          document.body.prepend(a);
+          return a.getAttribute("href");
+        }""",
+        coordinate,
+    )
+    assert href == reader_url(coordinate)  # the page builds the address the chat's sources carry
+    page.click("#md-link")
+    target = page.locator("tr.target")
+    target.wait_for()
+    assert "xylophorite" in target.inner_text() and page.locator("tr.target .num").inner_text() == "ānanda-s-rule#2"
+    assert page.evaluate("location.hash") == ""  # the #2 stayed in the path, encoded
+
+
+def test_chat_links_a_web_source_only_over_http(page, base):
+    """The page's own defence (the server filters too): a javascript: address becomes plain text."""
+    sources = [
+        {"n": 1, "kind": "web", "title": "Trap", "url": "javascript:alert(1)", "coordinate": None, "citation": None},
+        {"n": 2, "kind": "web", "title": "Page", "url": "https://example.org/a", "coordinate": None, "citation": None},
+    ]
+    sources = [s | {"weak": False, "cited": True, "text": "t", "translations": {}} for s in sources]
+    done = {"answer": "One [1]. Two [2].", "outcome": "answered", "sources": sources, "citations": []}
+    events = [("sources", {"sources": sources}), ("token", {"text": done["answer"]}), ("done", done)]
+    body = "".join(f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in events)
+    page.route("**/api/v3/chat", lambda route: route.fulfill(body=body, content_type="text/event-stream"))
+    page.goto(base + "/chat")
+    page.fill("#question", "anything")
+    page.keyboard.press("Enter")
+    page.locator(".turn.assistant a[data-n='2']").wait_for()
+    assert page.locator("a[href^='javascript' i]").count() == 0
+    assert page.locator(".turn.assistant [data-n='1']").inner_text() == "1"  # shown, not linked
+    assert page.locator("#sources li").first.locator("a").count() == 0
+    assert "Trap" in page.locator("#sources li").first.inner_text()
+    assert page.locator("#sources a").get_attribute("href") == "https://example.org/a"

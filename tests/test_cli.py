@@ -6,8 +6,11 @@ import gzip
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -16,7 +19,7 @@ from typer.testing import CliRunner
 from gantha.api.cli import app
 from gantha.api.progress import tracker
 
-from conftest import link_books
+from conftest import link_bible, link_books
 
 runner = CliRunner()
 
@@ -39,6 +42,71 @@ def test_ingest_all_reads_the_cst_folder_of_a_data_dir(tmp_path):
     r = runner.invoke(app, ["ingest", "all", str(tmp_path / "data"), "--index", str(tmp_path / "idx"), "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["books"] == 1
+
+
+def test_ingest_all_prints_each_sources_summary_as_soon_as_it_is_done(tmp_path):
+    data = tmp_path / "data"
+    link_books(data / "cst", ("e1208n.nrf",))
+    link_bible(data / "bible", ("43",))
+    args = ["ingest", "all", str(data), "--index", str(tmp_path / "idx"), "--no-classify"]
+    r = subprocess.run(
+        [sys.executable, "-m", "gantha.api.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one stream: the order the lines were printed in
+        text=True,
+        timeout=300,
+        env={**os.environ, "GANTHA_VECTOR_CORPORA": ""},
+    )
+    assert r.returncode == 0, r.stdout
+    lines = r.stdout.splitlines()
+    at = {key: next(i for i, line in enumerate(lines) if line.startswith(key)) for key in ("ingested cst:", "bible: ")}
+    assert at["ingested cst:"] < at["bible: "], lines  # the CST's summary before the Bible's progress
+    assert any(line.startswith("ingested bible: 2 books") for line in lines[at["bible: "] :]), lines
+    js = runner.invoke(app, [*args, "--json"])  # --json: one document at the end, as before
+    assert js.exit_code == 0 and [s["source"] for s in json.loads(js.stdout)] == ["cst", "bible"]
+
+
+def _up(corpus: Path, index: Path, env: dict[str, str]) -> list[str]:
+    """The lines `gantha up` prints until it says whether the admin API is on (then it is stopped)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    unset = ("GANTHA_LLM_BASE_URL", "GANTHA_LLM_MODEL", "GANTHA_ADMIN_KEY")
+    args = ["up", "--corpus", str(corpus), "--index", str(index), "--port", str(port)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gantha.api.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k not in unset} | {"GANTHA_VECTOR_CORPORA": ""} | env,
+    )
+    watchdog = threading.Timer(300, proc.kill)
+    watchdog.start()
+    lines = []
+    try:
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("admin API"):
+                break
+    finally:
+        watchdog.cancel()
+        proc.terminate()
+        proc.wait(30)
+    return lines
+
+
+def test_up_says_whether_chat_has_a_model_and_the_admin_api_is_on(tmp_path):
+    corpus = link_books(tmp_path / "data" / "cst", ("e1208n.nrf",))
+    off = _up(corpus, tmp_path / "idx", {})
+    serving = next(i for i, line in enumerate(off) if line.startswith("serving "))
+    assert any(line.startswith("ingested cst:") for line in off[:serving]), off
+    chat, admin = off[serving + 1 :]  # right after the address, one line each
+    assert chat.startswith("chat without a model") and "set GANTHA_LLM_BASE_URL" in chat and "`local`" in chat
+    assert admin == "admin API off: set GANTHA_ADMIN_KEY"
+    on = _up(corpus, tmp_path / "idx", {"GANTHA_LLM_BASE_URL": "http://127.0.0.1:9/v1", "GANTHA_LLM_MODEL": "qwen-x"})
+    assert on[-2] == "chat answers by qwen-x (GANTHA_LLM_BASE_URL)" and on[-1] == "admin API off: set GANTHA_ADMIN_KEY"
+    on = _up(corpus, tmp_path / "idx", {"GANTHA_ADMIN_KEY": "k", "GANTHA_LLM_BASE_URL": "local"})
+    assert on[-2].startswith("chat answers by the bundled model") and on[-1].startswith("admin API on")
 
 
 def test_ingest_reports_malformed_files_and_exits_3(tmp_path):

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from urllib.parse import unquote, urlsplit
 
 import httpx
 import pytest
@@ -15,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from gantha.api.app import create_app
 from gantha.config import settings
-from gantha.rag.agent import REFUSAL, Agent, ChatRequest
+from gantha.rag.agent import NO_MODEL, REFUSAL, WHOLE, Agent, ChatRequest, reader_url, whole
 from gantha.rag.grounding import check
 from gantha.rag.intent import detect
 from gantha.rag.llm import ChatClient, Completion, LLMError, client_from_settings
@@ -177,6 +178,31 @@ def test_without_a_model_the_routed_passages_answer(research):
     assert ans.outcome == "passages" and ans.query_info.intent == "page_ref"
     assert "cst/vin02m3.mul/75" in [s.coordinate for s in ans.sources]
     assert any("GANTHA_LLM_BASE_URL" in n for n in ans.query_info.notes)
+    # said first, plainly, with the setting that turns a model on; then every passage whole, with its coordinate
+    assert ans.notice.code == "no_model" and ans.notice.setting == "GANTHA_LLM_BASE_URL"
+    assert ans.answer.startswith(NO_MODEL) and "GANTHA_LLM_BASE_URL" in NO_MODEL and "`local`" in NO_MODEL
+    for s in ans.sources:
+        assert f"[{s.n}] " in ans.answer and s.coordinate in ans.answer
+        assert s.text.strip() in ans.answer or len(s.text) > WHOLE
+    assert any(len(s.text) > 300 for s in ans.sources)  # not cut at 300 characters any more
+    asked = Agent(research).answer(ask("PTS Vin II 31", llm=False))  # --no-llm: passages asked for, no notice
+    assert asked.notice is None and not asked.answer.startswith(NO_MODEL)
+
+
+def test_a_huge_passage_is_cut_at_a_sentence_end_and_marked():
+    text = " ".join(f"Sentence number {i} of a long passage ends here." for i in range(200))
+    cut = whole(text)
+    assert len(cut) <= WHOLE + 2 and cut.endswith("here. …") and text.startswith(cut[:-2])
+    words = "x" * 10 + " " + "word " * 600  # no sentence end before the bound: cut at a word end
+    assert whole(words).endswith("word …") and whole("short. text") == "short. text"
+
+
+def test_reader_url_encodes_a_markdown_coordinate_and_keeps_its_number():
+    c = "md/notes #1 & 50% ü?.md/ānanda-s-rule/part#2"
+    url = reader_url(c)
+    assert url == "/read/md/notes%20%231%20%26%2050%25%20%C3%BC%3F.md/%C4%81nanda-s-rule/part%232"
+    parts = urlsplit(url)
+    assert parts.fragment == "" and parts.query == "" and unquote(parts.path) == "/read/" + c
 
 
 def test_multi_turn_history_reaches_the_model(research, llm):
@@ -248,6 +274,28 @@ def test_chat_json_mode_and_errors(chat_client, llm):
     llm.script = [{"status": 400}]
     failed = chat_client.post("/api/v3/chat", json={"messages": [{"role": "user", "content": "What is parivāsa?"}]})
     assert failed.status_code == 502 and failed.json()["error"]["code"] == "llm_error"
+
+
+def test_chat_and_ask_without_a_model_say_so_first(small_index, monkeypatch):
+    monkeypatch.delenv("GANTHA_LLM_BASE_URL", raising=False)
+    settings.cache_clear()
+    r = TestClient(create_app(small_index)).post(
+        "/api/v3/chat", json={"messages": [{"role": "user", "content": "PTS Vin II 31"}]}
+    )
+    data = r.json()["data"]
+    assert r.status_code == 200 and data["outcome"] == "passages"
+    assert data["notice"] == {"code": "no_model", "message": NO_MODEL, "setting": "GANTHA_LLM_BASE_URL"}
+    assert data["answer"].startswith(NO_MODEL) and "cst/vin02m3.mul/75" in data["answer"]
+    env = {k: v for k, v in os.environ.items() if k != "GANTHA_LLM_BASE_URL"} | {"GANTHA_INDEX": str(small_index)}
+    shown = subprocess.run(
+        [sys.executable, "-m", "gantha.api.cli", "ask", "PTS Vin II 31"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert shown.returncode == 0 and shown.stdout.startswith("No language model is configured")
+    assert "GANTHA_LLM_BASE_URL" in shown.stdout.split("\n")[0] and "· cst/vin02m3.mul/75\n" in shown.stdout
 
 
 def _gantha(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:

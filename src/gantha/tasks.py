@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import shutil
 import sys
 import threading
 import time
@@ -28,9 +27,9 @@ from gantha.config import settings
 from gantha.ingest import embed_corpora, ingest_lexicon
 from gantha.model import comma_list
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
-from gantha.store.base import IndexBusy, Store, StoreError
+from gantha.store.base import BookRecord, IndexBusy, Store, StoreError
 from gantha.store.factory import open_store
-from gantha.store.queue import MAX_ATTEMPTS, Task, TaskQueue
+from gantha.store.queue import MAX_ATTEMPTS, Task, TaskQueue, remove_upload
 from gantha.store.vectors import doc_of
 
 __all__ = ["MAX_ATTEMPTS", "Task", "TaskQueue", "TaskRunner", "run_task", "save_upload"]
@@ -100,7 +99,10 @@ def _ingest(store: Store, task: Task) -> dict[str, Any]:
     if source in LEXICON_SOURCES:
         return asdict(ingest_lexicon(store, source, path))
     queue = store.tasks()
-    counts = {"done": 0, "passages": 0, "written": 0.0}  # kept here; written to the queue at most every 0.3 s
+    corpus = SOURCES[source].corpus
+    earlier = _committed_earlier(store, task, corpus, path)
+    # kept here; written to the queue at most every 0.3 s
+    counts = {"done": len(earlier), "passages": sum(r.passages for r in earlier.values()), "written": 0.0}
 
     def progress(name: str, passages: int, total: int) -> None:
         counts["passages"] += passages
@@ -120,10 +122,34 @@ def _ingest(store: Store, task: Task) -> dict[str, Any]:
             embedded = asdict(embed_corpora(store, make_embedder(settings().embedder), targets))
     finally:
         store.finish()
+    now = {(r.info.book, r.channel.name): r.ingested_at for r in store.records() if r.info.corpus == corpus}
+    resumed = [r for key, r in earlier.items() if now.get(key) == r.ingested_at]  # skipped now as unchanged
+    if resumed:  # a resumed task reports the books it committed before it was interrupted as its own
+        summary.books += len(resumed)
+        summary.unchanged -= len(resumed)
+        summary.passages += sum(r.passages for r in resumed)
+        summary.page_refs += sum(r.page_refs for r in resumed)
+        summary.bold_terms += sum(r.bold_terms for r in resumed)
     result = asdict(summary)
+    if resumed:
+        result["resumed"] = {"books": len(resumed), "passages": sum(r.passages for r in resumed)}
     if embedded:
         result["embedded"] = embedded
     return result
+
+
+def _committed_earlier(store: Store, task: Task, corpus: str, path: Path) -> dict[tuple[str, str], BookRecord]:
+    """The books read from ``path`` that were committed since the task was submitted: by an earlier run of
+    this task that was interrupted (a process that died), keyed (book, channel)."""
+    root = str(path)
+    sources = {root, str(path.parent)} if path.is_file() else {root}  # a CST book records its folder
+    return {
+        (r.info.book, r.channel.name): r
+        for r in store.records()
+        if r.info.corpus == corpus
+        and r.ingested_at >= task.created_at
+        and (r.source in sources or r.source.startswith(root.rstrip("/") + "/"))
+    }
 
 
 def _delete(store: Store, corpus: str, book: str) -> dict[str, Any]:
@@ -241,16 +267,10 @@ class TaskRunner:
                 queue.update(task.id, state="failed", error=f"{type(exc).__name__}: {exc}", message="failed")
             else:
                 queue.update(task.id, state="done", result=result, message="done")
-            _remove_upload(self.store, task)
+            remove_upload(task.params)  # kept only until its task has ended (its text is in the index, or it failed)
             if not queue.count("queued"):  # a write's chain (its classify and summarize tasks) has ended
                 self.prune()
             return True
-
-
-def _remove_upload(store: Store, task: Task) -> None:
-    """An uploaded file is kept only until its task has ended (its text is in the index, or it failed)."""
-    if task.params.get("upload") and (path := Path(task.params.get("path", ""))).parent.parent.name == "uploads":
-        shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def save_upload(store: Store, filename: str, data: bytes) -> Path:

@@ -169,13 +169,25 @@ def _report(summaries: list[IngestSummary], as_json: bool, index: str, verbose: 
 
 
 def _ingest_all(
-    folder: Path, index: str, force: bool, show_progress: bool, cst: Path | None = None, embed: bool = True
+    folder: Path,
+    index: str,
+    force: bool,
+    show_progress: bool,
+    cst: Path | None = None,
+    embed: bool = True,
+    done: Callable[[IngestSummary], object] | None = None,
 ) -> list[IngestSummary]:
+    """Ingest every source found in a folder laid out like shared/data; ``done`` gets each summary at once."""
     layout = {**{k: folder / v for k, v in DATA_LAYOUT.items()}, **({"cst": cst} if cst else {})}
     found = [(src, path) for src, path in layout.items() if path.exists()]
     if not found:
         _fail(f"{folder} holds none of: {', '.join(f'{k} ({v}/)' for k, v in DATA_LAYOUT.items())}", 2)
-    return [_ingest_one(src, index, path, force, show_progress, embed) for src, path in found]
+    summaries = []
+    for src, path in found:
+        summaries.append(_ingest_one(src, index, path, force, show_progress, embed))
+        if done:
+            done(summaries[-1])
+    return summaries
 
 
 @app.command()
@@ -194,14 +206,22 @@ def ingest(
         _fail(f"unknown source {source!r}; this version reads: {', '.join(CHOICES)}", 2)
     if not path.exists():
         _fail(f"no such file or folder: {path}", 2)
+
+    def shown(s: IngestSummary) -> None:  # each source's line as soon as it is done (--json: all at the end)
+        if not as_json:
+            _report([s], False, _index(index), verbose)
+
     if source == "all":
-        summaries = _ingest_all(path, _index(index), force, not as_json)
+        summaries = _ingest_all(path, _index(index), force, not as_json, done=shown)
     else:
         summaries = [_ingest_one(source, _index(index), path, force, not as_json)]
+        shown(summaries[0])
     if classify and source not in LEXICON_SOURCES:  # the topics of the books that changed
         with contextlib.closing(open_store(_index(index))) as store:
             summaries[-1].topics = asdict(topics.refresh(store))
-    if _report(summaries, as_json, _index(index), verbose):
+    if as_json:
+        _report(summaries, True, _index(index), verbose)
+    if any(s.skipped for s in summaries):
         raise typer.Exit(3)
 
 
@@ -609,8 +629,27 @@ def _serve(index: str, host: str, port: int, workers: int) -> None:
 
     os.environ["GANTHA_STORE"] = index
     settings.cache_clear()  # the app, imported below in this process when workers=1, reads it again
-    err.print(f"serving {redacted(index)} on http://{host}:{port} (API docs at /docs)", highlight=False)
+    err.print(f"serving {redacted(index)} on http://{host}:{port} (API docs at /docs)", highlight=False, soft_wrap=True)
+    for line in _switches(settings()):
+        err.print(line, highlight=False, soft_wrap=True)
     uvicorn.run("gantha.api.server:app", host=host, port=port, workers=workers, log_level="warning")
+
+
+def _switches(s: Any) -> list[str]:
+    """What the chat page and the admin page can do, and the setting that changes it."""
+    from gantha.rag.local import MODEL_NAME
+
+    if s.llm_base_url == "local":
+        chat = f"chat answers by the bundled model {MODEL_NAME} (GANTHA_LLM_BASE_URL=local)"
+    elif s.llm_base_url:
+        chat = f"chat answers by {s.llm_model or '(no GANTHA_LLM_MODEL set)'} (GANTHA_LLM_BASE_URL)"
+    else:
+        chat = (
+            "chat without a model (it shows the passages found): set GANTHA_LLM_BASE_URL (an OpenAI-compatible "
+            "endpoint with GANTHA_LLM_MODEL, or `local` for the bundled model) to have answers written"
+        )
+    admin = "admin API on (/admin, key GANTHA_ADMIN_KEY)" if s.admin_key else "admin API off: set GANTHA_ADMIN_KEY"
+    return [chat, admin]
 
 
 @app.command()
@@ -646,9 +685,12 @@ def up(
             path = download_cst(
                 s.cst_url, s.downloads, lambda done, total: bar.update(task, completed=done, total=total)
             )
+
     # the CST and what lies beside it; lexical search is served as soon as it is indexed, vectors follow
-    summaries = _ingest_all(path.parent, _index(index), False, True, cst=path, embed=False)
-    _report(summaries, False, _index(index))  # skipped items are reported; serve what was indexed
+    def shown(x: IngestSummary) -> None:  # each source's summary as soon as it is done, skipped items reported
+        _report([x], False, _index(index))
+
+    summaries = _ingest_all(path.parent, _index(index), False, True, cst=path, embed=False, done=shown)
     targets = [t for x in summaries for t in vectors_after(x.source, s.vector_corpora)]
     if targets:
         threading.Thread(target=_embed_while_serving, args=(_index(index), targets), daemon=True).start()

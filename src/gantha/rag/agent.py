@@ -47,6 +47,14 @@ Rules:
 - You may call the tools to find more passages; cite them by the numbers the tool results give."""
 BRIEF = "briefly (at most about 150 words)"
 EXCERPT = 600  # characters of each source's text given to the model, around the words searched
+WHOLE = 2000  # characters of a passage shown without a model; a longer one is cut at a sentence end
+NO_MODEL = (
+    "No language model is configured, so no answer was written: these are the passages the question leads to. "
+    "To have answers written from them, set GANTHA_LLM_BASE_URL to an OpenAI-compatible endpoint (with "
+    "GANTHA_LLM_MODEL), or to `local` for the bundled model (`gantha llm assemble` first); a running server "
+    "needs a restart."
+)
+_SENTENCE_END = re.compile(r"[.!?।॥]['\"’”)\]]*(?=\s)|[。！？]")
 _MARK = re.compile(r"<mark>(.+?)</mark>")
 _TAG = re.compile(r"<[^>]+>")
 _HAN = re.compile(r"[\u3400-\u9fff]")
@@ -172,9 +180,18 @@ class ChatInfo(BaseModel):
     took_ms: float = 0.0
 
 
+class Notice(BaseModel):
+    """What a reader must know before the answer, and the setting that changes it."""
+
+    code: Literal["no_model"]
+    message: str
+    setting: str
+
+
 class ChatAnswer(BaseModel):
     answer: str
     outcome: Literal["answered", "passages", "not_found"]
+    notice: Notice | None = None  # no_model: the passages found are shown, no model wrote an answer
     sources: list[Source]
     citations: list[CitationCheck] = Field(default_factory=list)
     uncited_sentences: int = 0
@@ -194,6 +211,22 @@ def excerpt(text: str, word: str | None, size: int = EXCERPT) -> str:
     if end < len(text):
         end = text.rfind(" ", start, end) if " " in text[start:end] else end
     return ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")
+
+
+def whole(text: str, limit: int = WHOLE) -> str:
+    """The whole passage; one over ``limit`` characters cut at its last sentence end before it (else at a
+    word end), marked with "…"."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, limit + 1)]
+    cut = ends[-1] if ends and ends[-1] > limit // 2 else max(text.rfind(" ", 0, limit + 1), 0) or limit
+    return text[:cut].rstrip() + " …"
+
+
+def reader_url(coordinate: str) -> str:
+    """The reader page of a coordinate, encoded (a Markdown coordinate's ``#2`` stays in the path)."""
+    return "/read/" + quote(coordinate, safe="/")
 
 
 def _hits(result: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str | None]:
@@ -269,9 +302,11 @@ class Agent:
             return
         yield "sources", {"sources": [s.model_dump() for s in sources]}
         if not (req.llm and self.llm):
+            notice = None
             if req.llm:
                 info.notes.append("no model configured (GANTHA_LLM_BASE_URL): the passages are the answer")
-            yield from self._passages(sources, info, started)
+                notice = Notice(code="no_model", message=NO_MODEL, setting="GANTHA_LLM_BASE_URL")
+            yield from self._passages(sources, info, started, notice)
             return
         try:
             yield from self._generate(req, intent, sources, info, started)
@@ -356,7 +391,7 @@ class Agent:
                 n=len(sources) + 1,
                 kind="corpus",
                 title=item.get("book_title") or c,
-                url="/read/" + quote(c, safe="/"),
+                url=reader_url(c),
                 coordinate=c,
                 channel=item.get("channel"),
                 citation=citation,
@@ -385,7 +420,7 @@ class Agent:
                 kind="corpus",
                 level=node["level"],
                 title=node["title"],
-                url="/read/" + quote(first, safe="/"),  # its best paragraph, in the reader
+                url=reader_url(first),  # its best paragraph, in the reader
                 coordinate=c,
                 channel="summary",
                 citation=f"{where} ({c})",
@@ -425,11 +460,21 @@ class Agent:
         yield "token", {"text": REFUSAL}
         yield from self._done(ChatAnswer(answer=REFUSAL, outcome="not_found", sources=weak, query_info=info), started)
 
-    def _passages(self, sources: list[Source], info: ChatInfo, started: float) -> Iterator[Event]:
-        lines = [f"[{s.n}] {s.citation or s.title} — {s.text[:300]}" for s in sources]
-        text = "\n".join(lines)
+    def _passages(
+        self, sources: list[Source], info: ChatInfo, started: float, notice: Notice | None = None
+    ) -> Iterator[Event]:
+        """The sources as the answer, each whole under its citation and coordinate (the notice first)."""
+        blocks = [notice.message] if notice else []
+        for s in sources:
+            where = s.coordinate or s.url
+            head = f"[{s.n}] {s.citation or s.title}" + ("" if where in (s.citation or "") else f" · {where}")
+            english = f"\nEnglish: {whole(s.translations['en'])}" if s.translations.get("en") else ""
+            blocks.append(f"{head}\n{whole(s.text)}{english}")
+        text = "\n\n".join(blocks)
         yield "token", {"text": text}
-        answer = ChatAnswer(answer=text, outcome="passages", sources=sources, grounded=True, query_info=info)
+        answer = ChatAnswer(
+            answer=text, outcome="passages", notice=notice, sources=sources, grounded=True, query_info=info
+        )
         yield from self._done(answer, started)
 
     def _context(self, sources: list[Source], glossary: list[str]) -> str:

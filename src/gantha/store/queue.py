@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -70,6 +72,12 @@ def _alive(worker: str | None, updated_at: str) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def remove_upload(params: dict[str, Any]) -> None:
+    """Remove the uploaded file of a task that has ended (``uploads/<id>/<name>`` beside the index)."""
+    if params.get("upload") and (path := Path(params.get("path", ""))).parent.parent.name == "uploads":
+        shutil.rmtree(path.parent, ignore_errors=True)
 
 
 class TaskQueue:
@@ -167,22 +175,23 @@ class TaskQueue:
     def claim(self) -> Task | None:
         """Take the oldest queued task for this process (atomically: no two processes get the same)."""
         with self.db.transaction():
+            given_up = self.db.query("SELECT params FROM tasks WHERE state='queued' AND attempts >= ?", (MAX_ATTEMPTS,))
             self.db.execute(  # a task that stopped its process MAX_ATTEMPTS times is not run again
                 "UPDATE tasks SET state='failed', worker=NULL, updated_at=?, message=?, error=? "
                 "WHERE state='queued' AND attempts >= ?",
                 (_now(), "given up", f"stopped the server {MAX_ATTEMPTS} times: not run again", MAX_ATTEMPTS),
             )
             rows = self.db.query("SELECT id FROM tasks WHERE state='queued' ORDER BY n LIMIT 1")
-            if not rows:
-                return None
-            changed = self.db.execute(
-                "UPDATE tasks SET state='running', worker=?, attempts=attempts+1, message='started', updated_at=? "
-                "WHERE id=? AND state='queued'",
-                (this_worker(), _now(), rows[0][0]),
-            )
-            if changed != 1:
-                return None
-        return self.get(rows[0][0])
+            changed = 0
+            if rows:
+                changed = self.db.execute(
+                    "UPDATE tasks SET state='running', worker=?, attempts=attempts+1, message='started', "
+                    "updated_at=? WHERE id=? AND state='queued'",
+                    (this_worker(), _now(), rows[0][0]),
+                )
+        for (params,) in given_up:  # a task given up has ended: its upload goes, as when a task ends
+            remove_upload(json.loads(params))
+        return self.get(rows[0][0]) if changed == 1 else None
 
     def close(self) -> None:
         self.db.close()

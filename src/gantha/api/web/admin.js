@@ -118,6 +118,16 @@ async function loadAll() {
   }
 }
 
+/** Whether the admin API is on: asked without a key, it answers 401 when on, 503 admin_disabled when off. */
+async function adminOn() {
+  try {
+    await api("/api/v1/knowledge/stats");
+  } catch (err) {
+    return !(err instanceof ApiError && err.code === "admin_disabled");
+  }
+  return true;
+}
+
 async function addSource(e) {
   e.preventDefault();
   const file = $("file").files[0];
@@ -159,8 +169,13 @@ async function bench(e) {
   $("bench").innerHTML = columns.join("");
 }
 
-document.addEventListener("DOMContentLoaded", () => {
+document.addEventListener("DOMContentLoaded", async () => {
   header("/admin");
+  if (!(await adminOn())) {  // say so, and how to turn it on, instead of asking for a key
+    $("admin-off").hidden = false;
+    return;
+  }
+  $("key-form").hidden = false;
   $("key").value = key();
   $("key-form").addEventListener("submit", (e) => {
     e.preventDefault();

@@ -3,8 +3,22 @@ import { esc, header, t } from "./common.js";
 const $ = (id) => document.getElementById(id);
 const history = []; // the conversation sent with each question
 
+/** A source's address: a passage's reader page (/read/<coordinate>), a web page only over http(s); else null. */
 function sourceHref(s) {
-  return s.url; // corpus sources open the reader (/read/<coordinate>), web sources their page
+  if (s.kind !== "web") return s.url;
+  try {
+    return ["http:", "https:"].includes(new URL(s.url).protocol) ? s.url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A link to a source, or its label as plain text when its address may not be followed (javascript: …). */
+function sourceLink(s, label, attrs = "") {
+  const href = sourceHref(s);
+  if (href === null) return `<span class="nolink"${attrs}>${label}</span>`;
+  const target = s.kind === "web" ? ' target="_blank" rel="noopener"' : "";
+  return `<a href="${esc(href)}"${target}${attrs}>${label}</a>`;
 }
 
 /** The answer with each [n] as a link to its source (the reader, or the web page). */
@@ -16,8 +30,7 @@ function answerHtml(text, sources) {
       const s = byN.get(n);
       if (!s) return esc(part);
       const failed = part.endsWith("?") ? ' class="failed" title="quotation not found in this source"' : "";
-      const target = s.kind === "web" ? ' target="_blank" rel="noopener"' : "";
-      return `<a href="${esc(sourceHref(s))}"${target}${failed} data-n="${n}">${esc(part)}</a>`;
+      return sourceLink(s, esc(part), `${failed} data-n="${n}"`);
     });
     return `[${links.join(", ")}]`;
   });
@@ -28,9 +41,8 @@ function renderSources(sources) {
     const badges = [s.kind === "web" ? `<span class="badge web">${esc(t("chat.web"))}</span>` : "",
       s.weak ? `<span class="badge weak">${esc(t("chat.weak"))}</span>` : "",
       s.cited ? `<span class="badge cited">${esc(t("chat.cited"))}</span>` : ""].join(" ");
-    const target = s.kind === "web" ? ' target="_blank" rel="noopener"' : "";
     return `<li id="source-${s.n}" value="${s.n}">${badges}
-      <a href="${esc(sourceHref(s))}"${target}>${esc(s.citation || s.title)}</a>
+      ${sourceLink(s, esc(s.citation || s.title))}
       <div class="path">${esc(s.coordinate || s.url)}</div></li>`;
   }).join("");
 }
@@ -98,6 +110,12 @@ async function ask(question) {
         if (data.outcome === "not_found") {
           turn.className = "turn assistant refusal";
           turn.innerHTML = `<b>${esc(t("chat.refusal"))}.</b> ${esc(data.answer)}`;
+        } else if (data.notice) {
+          // said first and set apart: no model wrote this (and the setting that turns one on); the passages below
+          const message = data.notice.code === "no_model" ? t("chat.nomodel") : data.notice.message;
+          const rest = data.answer.startsWith(data.notice.message) ? data.answer.slice(data.notice.message.length).trimStart() : data.answer;
+          turn.className = "turn assistant passages";
+          turn.innerHTML = `<p class="notice" role="note" data-code="${esc(data.notice.code)}">${esc(message)}</p>${answerHtml(rest, data.sources)}`;
         } else {
           turn.innerHTML = answerHtml(data.answer, data.sources);
           const failed = data.citations.filter((c) => !c.ok).length;
