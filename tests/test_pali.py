@@ -1,8 +1,12 @@
 """Pali analysis: canonical form, folding, input schemes and scripts."""
 
-import pytest
+import unicodedata
 
-from gantha.text.pali import canon, detect_scheme, fold, normalize_query_text, to_roman
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gantha.text.pali import _FOLD_TABLE, canon, detect_scheme, fold, normalize_query_text, to_roman
 
 
 @pytest.mark.parametrize(
@@ -32,6 +36,16 @@ def test_canon_unifies_niggahita_case_and_composition(text, expected):
 )
 def test_fold_removes_diacritics(text, expected):
     assert fold(text) == expected
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80))
+def test_fold_is_the_fold_table_applied_to_the_canonical_form(text):
+    """The fast paths (ASCII, the Pali letters by replace) give exactly what the whole table gives."""
+    canonical = unicodedata.normalize("NFC", text).lower()
+    canonical = canonical.replace("ṁ", "ṃ").replace("ŋ", "ṃ")
+    assert canon(text) == canonical
+    assert fold(text) == canonical.translate(_FOLD_TABLE)
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,6 @@ import regex
 WORD_RE = regex.compile(r"[\p{L}\p{M}\p{N}]+")
 """A word: a run of letters, combining marks and digits (the index tokenizes with the same class)."""
 
-_CANON_TABLE = str.maketrans({"ṁ": "ṃ", "Ṁ": "ṃ", "ŋ": "ṃ", "Ŋ": "ṃ", "ṃ": "ṃ"})
 
 
 def _build_fold_table() -> dict[int, str | None]:
@@ -33,11 +32,16 @@ def _build_fold_table() -> dict[int, str | None]:
 
 
 _FOLD_TABLE = _build_fold_table()
+# the Pali letters, folded by str.replace (fast C loops) before the rest goes through the table (a slow
+# per-character path that only text in other scripts or with other accents still needs)
+_PALI_FOLDS = tuple((c, _FOLD_TABLE[ord(c)]) for c in "āīūṃṅñṭḍṇḷ")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 def canon(text: str) -> str:
     """Canonical Pali: NFC, lower case, every niggahīta spelling (ṁ, ŋ) as ṃ."""
-    return unicodedata.normalize("NFC", text).lower().translate(_CANON_TABLE)
+    text = unicodedata.normalize("NFC", text).lower()
+    return text if text.isascii() else text.replace("ṁ", "ṃ").replace("ŋ", "ṃ")
 
 
 @lru_cache(maxsize=262_144)
@@ -48,7 +52,12 @@ def canon_word(word: str) -> str:
 
 def fold(text: str) -> str:
     """Diacritic-free form: ``mettā`` → ``metta``, ``saṃyutta`` → ``samyutta``."""
-    return canon(text).translate(_FOLD_TABLE)
+    text = canon(text)
+    if text.isascii():
+        return text
+    for accented, plain in _PALI_FOLDS:
+        text = text.replace(accented, plain)
+    return text if text.isascii() else _NON_ASCII.sub(lambda m: m.group().translate(_FOLD_TABLE), text)
 
 
 def words(text: str) -> list[str]:
