@@ -1,12 +1,12 @@
-"""The weight of a node's summary vector in whole-text search: fitted on the ``fit`` half of
-eval/whole_texts.jsonl, reported on the ``report`` half.
+"""The weights of whole-text search beside the paragraphs' evidence — a node's summary vector, a title the
+question names — fitted on the ``fit`` half of eval/whole_texts.jsonl, reported on the ``report`` half.
 
-    python eval/node_fusion.py INDEX [WEIGHT ...]
+    python eval/node_fusion.py INDEX [summary|title] [WEIGHT ...]
 
-INDEX must hold summary vectors (``gantha summarize --no-model --index INDEX``). For each weight (default
-0, 0.5, 1, 2, 4; 0 is ranking by the paragraphs' evidence alone) prints hit@1 / hit@5 / MRR@10 of the right
-node by ``granularity=<its level>`` per half and language, and which weight the fit half chooses (best
-MRR, ties to the smaller weight).
+For ``summary`` (the default) INDEX must hold summary vectors (``gantha summarize --no-model --index
+INDEX``). For each weight (default 0, 0.5, 1, 2, 4; 0 is ranking without it) prints hit@1 / hit@5 / MRR@10
+of the right node by ``granularity=<its level>`` per half and language, and which weight the fit half
+chooses (best MRR, ties to the smaller weight).
 """
 
 from __future__ import annotations
@@ -20,18 +20,21 @@ from gantha.research import Research, nodes
 
 HERE = Path(__file__).resolve().parent
 METRICS = ("level hit@1", "level hit@5", "level mrr")
+WEIGHTS = {"summary": "SUMMARY_WEIGHT", "title": "TITLE_WEIGHT"}
 
 
 def main() -> None:
     research = Research.open(sys.argv[1])
-    weights = [float(w) for w in sys.argv[2:]] or [0.0, 0.5, 1.0, 2.0, 4.0]
+    args = sys.argv[2:]
+    which = args.pop(0) if args and args[0] in WEIGHTS else "summary"
+    weights = [float(w) for w in args] or [0.0, 0.5, 1.0, 2.0, 4.0]
     queries = load(HERE / "whole_texts.jsonl")
     table = {}
     for weight in weights:
-        nodes.SUMMARY_WEIGHT = weight
+        setattr(nodes, WEIGHTS[which], weight)
         groups = whole_texts(research, queries)["groups"]
         table[weight] = {g: [m[k] for k in METRICS] + [m["queries"]] for g, m in groups.items()}
-        print(json.dumps({"weight": weight, **table[weight]}), flush=True)
+        print(json.dumps({which: weight, **table[weight]}), flush=True)
     chosen = max(weights, key=lambda w: (table[w]["fit/all"][2], -w))
     print(json.dumps({"chosen on fit/all": chosen, "report/all": table[chosen]["report/all"]}))
 

@@ -111,6 +111,21 @@ def test_chapters_found_by_their_paragraphs(research):
     assert books.nodes[0].coordinate in ("cst/vin02m3.mul", "cst/vin02a3.att")
 
 
+def test_a_text_named_by_its_title_is_found_as_a_whole(research):
+    titles = research.titles()
+    assert [n.key for n in titles.named("What is the Brahmajala Sutta about?")] == ["DN 1"]  # no diacritics
+    assert [n.key for n in titles.named("which discourse is about the fruits of the ascetic life")] == ["DN 2"]
+    assert [n.key for n in titles.named("the chapter on love in Romans")] == ["bible/romans"]
+    assert not titles.named("what does the Buddha teach about dhamma")  # topic words, not names
+    asked = SearchRequest(q="What is the Brahmajāla Sutta about?", mode="hybrid", granularity="sutta", limit=5)
+    res = research.search(asked)
+    assert res.nodes[0].coordinate == "DN 1" and res.nodes[0].named
+    assert any("named by title: DN 1" in note for note in res.query_info.notes)
+    love = research.search(SearchRequest(q="the chapter on love in Romans", granularity="chapter", corpora=["bible"]))
+    assert love.nodes and all(n.book == "romans" for n in love.nodes)  # searched inside the book it names
+    assert love.nodes[0].coordinate == "bible/romans/ch13"  # "Love worketh no ill to his neighbour"
+
+
 def test_auto_descends_while_sure_and_falls_back_when_not(research):
     sure = research.search(SearchRequest(q="sāmaññaphala", granularity="auto", books=["s0101m.mul"], limit=5))
     path = sure.query_info.hierarchy["path"]

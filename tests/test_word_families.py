@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from dataclasses import replace
 
 import pytest
 
@@ -175,3 +176,31 @@ def test_hierarchical_tags_filter_with_all_of_and_any_of(research):
     assert "vin02a3.att" not in books("khandhaka,mula;digha")
     with pytest.raises(SearchError, match="unknown tag"):
         research.search(SearchRequest(q="parivasa", tags=["khandaka"]))
+
+
+@pytest.mark.parametrize("lemma", ["parivāsa", "bhikkhu", "dhamma"])
+def test_a_lemma_counted_in_two_parts_gives_the_whole_count(research, lemma):
+    """Own forms counted per query, compound-only paragraphs once per lemma by chapter: the same total and
+    aggregations as the union counted whole, whatever the books, categories or tags asked for."""
+    lexical, family = research.searcher.lexical, research.words.family(lemma)
+    own = list(dict.fromkeys(family.words(False)))
+    compounds = [f for f in family.words() if f not in set(own)]
+    assert compounds
+    for filters in (
+        {},
+        {"categories": ["mula"]},
+        {"tags": ["vinaya,khandhaka;digha"]},
+        {"books": ["vin02m3.mul", "s0101m.mul"]},
+        {"categories": ["atthakatha"], "tags": ["culavagga"]},
+        {"channels": ["pali"]},
+    ):
+        plan, _, _ = lexical.planner.plan(SearchRequest(forms=family.words(), **filters), own)
+        count = replace(plan, limit=0)
+        whole = research.store.search(count)
+        split = lexical.counter.count(count, own, compounds)
+        assert split.total == whole.total, filters
+        assert {k: sorted(v) for k, v in split.aggregations.items()} == {
+            k: sorted(v) for k, v in whole.aggregations.items()
+        }, filters
+    assert lexical.counter._compounds_only.get  # the compound-only paragraphs were counted apart, and kept
+    assert any(key[1] == tuple(own) for key in lexical.counter._compounds_only._kept)

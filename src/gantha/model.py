@@ -339,6 +339,7 @@ class NodeHit(BaseModel):
     summary: str | None = None
     summary_by: str | None = None  # "extractive", or "model:<name>" (stored by `gantha summarize`)
     summary_similarity: float | None = None  # its stored summary vector's cosine with the question, if ranked by it
+    named: bool = False  # the question names it (or a text it holds) by title
 
 
 class SearchResponse(BaseModel):

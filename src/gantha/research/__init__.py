@@ -105,7 +105,7 @@ class Research(
         self.searcher = Searcher(store, semantic, fusion, judge, inflect=inflect)
         self.pipeline = Pipeline(store, lexicon, self.searcher, self)
         self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
-        self._outlines, self._summaries, self._named_texts = {}, {}, None
+        self._outlines, self._summaries, self._named_texts, self._titles = {}, {}, None, None
         self.problems: list[str] = []  # side files that could not be read: the index answers degraded
 
     @property

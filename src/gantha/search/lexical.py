@@ -4,68 +4,32 @@ frequency (all its forms and compounds counted as one word), bold definitions fi
 from __future__ import annotations
 
 import contextvars
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from gantha import deadline
 from gantha.model import Bucket, QueryInfo, SearchRequest, SearchResponse
+from gantha.search.counts import Counted, Kept, LemmaCounter
 from gantha.search.highlight import snippet
-from gantha.search.plan import Planner
+from gantha.search.plan import Planner, canonical_forms
 from gantha.search.present import Presenter
 from gantha.search.words import Family
-from gantha.store.base import StoreHit, StoreQuery, StoreResult
+from gantha.store.base import StoreHit, StoreQuery
 from gantha.text.pali import WORD_RE, canon, canon_word, fold
 
 LEMMA_WINDOW = 100  # the best matches of a lemma search by BM25 over its forms, re-ranked by its frequency
 BM25_K1, BM25_B = 1.2, 0.75
 _SIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-count")  # a lemma's total beside its page
-COUNTS_KEPT = 128  # lemma searches whose total, aggregations and window are kept while the index is unchanged
-
-
-@dataclass(slots=True)
-class Counted:
-    """What a lemma query keeps while the index is unchanged: its total and aggregations, the aggregations as
-    presented, and its best matches ranked by the lemma's frequency (the window every page of it starts from)."""
-
-    result: StoreResult
-    buckets: dict[str, list[Bucket]]
-    head: list[StoreHit] | None = None
-
-
-class Counts:
-    """Recent lemma queries (the union of thousands of posting lists for dhamma: most of a search's time),
-    kept per query and index generation, so the next page of a lemma, or the same lemma asked again, is not
-    counted nor ranked again."""
-
-    def __init__(self, size: int = COUNTS_KEPT):
-        self.size, self._kept, self._lock = size, OrderedDict[tuple[str, str], Counted](), threading.Lock()
-
-    def get(self, key: tuple[str, str]) -> Counted | None:
-        with self._lock:
-            if (found := self._kept.get(key)) is not None:
-                self._kept.move_to_end(key)
-            return found
-
-    def clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-
-    def put(self, key: tuple[str, str], counted: Counted) -> None:
-        with self._lock:
-            self._kept[key] = counted
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
 
 
 class LexicalSearch:
     def __init__(self, planner: Planner, presenter: Presenter):
         self.planner, self.presenter = planner, presenter
         self.store = planner.store
-        self.counts = Counts()
+        self.counts: Kept[Counted] = Kept()  # lemma queries: total, aggregations, window
+        self.counter = LemmaCounter(self.store)
 
     def search(self, req: SearchRequest, family: Family | None = None) -> SearchResponse:
         """``family``: the lemma whose forms and compounds ``req.forms`` holds: its matches are ranked by its
@@ -74,7 +38,7 @@ class LexicalSearch:
         sq, info, analysed = self.planner.plan(req, family.words(False) if family else None)
         info.routes = ["lexical"]
         if family and sq.order == "score" and not req.page_ref:
-            page, counted = self._by_lemma(sq, set(family.words()), info)
+            page, counted = self._by_lemma(sq, family, info)
         else:
             result = self.store.search(sq)
             page, counted = result.hits, lambda: (result.total, self.presenter.buckets(result.aggregations))
@@ -98,7 +62,7 @@ class LexicalSearch:
         return SearchResponse.timed(started, total, hits, info, aggregations=buckets)
 
     def _by_lemma(
-        self, sq: StoreQuery, forms: set[str], info: QueryInfo
+        self, sq: StoreQuery, family: Family, info: QueryInfo
     ) -> tuple[list[StoreHit], Callable[[], tuple[int, dict[str, list[Bucket]]]]]:
         """The page of a lemma search, and how to wait for its total and aggregations.
 
@@ -110,12 +74,15 @@ class LexicalSearch:
         nothing and would rank after all of them anyway.
 
         The total and the aggregations (every form and compound: thousands of posting lists for dhamma) are
-        counted and presented in another thread while the page is ranked and presented; both, and the window,
-        are kept per query while the index is unchanged (:class:`Counts`)."""
+        counted (:class:`LemmaCounter`) and presented in another thread while the page is ranked and presented;
+        both, and the window, are kept per query while the index is unchanged."""
         count = replace(sq, limit=0, offset=0)
         key = (self.store.generation(), repr(count))
         kept = self.counts.get(key)
-        counting = None if kept else _SIDE.submit(contextvars.copy_context().run, self._count, count)
+        own = canonical_forms(tuple(family.words(False)))
+        owned = frozenset(own)
+        compounds = [f for f in canonical_forms(tuple(family.words())) if f not in owned]
+        counting = None if kept else _SIDE.submit(contextvars.copy_context().run, self._count, count, own, compounds)
         window = max(LEMMA_WINDOW, sq.offset + sq.limit)
         if kept and kept.head is not None and window == LEMMA_WINDOW:
             head, rest = kept.head, []
@@ -128,6 +95,7 @@ class LexicalSearch:
                 if top.total < kept.result.total:
                     top = self.store.search(replace(sq, limit=window, offset=0, aggregate=()))
             deadline.check()
+            forms = set(family.words())
             head = kept.head if kept and kept.head is not None else _by_frequency(top.hits[:LEMMA_WINDOW], forms)
             rest = top.hits[LEMMA_WINDOW:]
 
@@ -143,9 +111,9 @@ class LexicalSearch:
 
         return [*head, *rest][sq.offset : sq.offset + sq.limit], counted
 
-    def _count(self, count: StoreQuery) -> Counted:
+    def _count(self, count: StoreQuery, own: tuple[str, ...], compounds: list[str]) -> Counted:
         """A lemma query's total and aggregations, counted and presented."""
-        result = self.store.search(count)
+        result = self.counter.count(count, list(own), compounds)
         return Counted(result, self.presenter.buckets(result.aggregations))
 
 
