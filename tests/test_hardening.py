@@ -4,7 +4,10 @@ unknown languages and channels, oversized bodies; pages refuse to be framed."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import gzip
+import hashlib
+import re
 import shutil
 import time
 
@@ -63,11 +66,27 @@ def test_oversized_bodies_are_refused_before_reading(client):
     assert _error(r, 413) == "too_large"
 
 
-def test_pages_cannot_be_framed(client):
-    for path in ("/", "/api/v3/health"):
+def _policy(headers) -> dict[str, str]:
+    return dict(d.strip().partition(" ")[::2] for d in headers["content-security-policy"].split(";"))
+
+
+def test_pages_cannot_be_framed_and_run_only_their_own_scripts(client):
+    for path in ("/", "/read/cst/vin02m3.mul/75", "/static/search.js", "/api/v3/health", "/api/v3/nowhere"):
         headers = client.get(path).headers
-        assert headers["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in headers["content-security-policy"]
-        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff"
+        policy = _policy(headers)
+        assert policy["default-src"] == policy["script-src"] == policy["connect-src"] == policy["font-src"] == "'self'"
+        assert policy["img-src"] == "'self' data:" and policy["style-src"] == "'self'"
+        assert policy["object-src"] == policy["base-uri"] == policy["frame-ancestors"] == "'none'"
+    docs = client.get("/docs")  # Swagger UI from its CDN, its inline start-up script allowed by its hash
+    script = re.search(r"<script>(.*?)</script>", docs.text, re.S).group(1)
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    policy = _policy(docs.headers)
+    assert docs.status_code == 200
+    assert set(policy["script-src"].split()) == {"'self'", "https://cdn.jsdelivr.net", f"'sha256-{digest}'"}
+    assert policy["frame-ancestors"] == "'none'" and "https://cdn.jsdelivr.net" in policy["style-src"]
+    redoc = _policy(client.get("/redoc").headers)
+    assert redoc["script-src"] == "'self' https://cdn.jsdelivr.net" and "fonts.gstatic.com" in redoc["font-src"]
 
 
 def test_repeated_and_one_letter_prefixes_are_bounded(client):
