@@ -7,16 +7,18 @@ import asyncio
 import base64
 import gzip
 import hashlib
+import json
 import re
 import shutil
 import time
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from starlette.concurrency import run_in_threadpool
 
 from gantha import deadline
-from gantha.api.app import create_app
+from gantha.api.app import MAX_BODY, create_app
 from gantha.api.bounded import DeadlineMiddleware
 from gantha.config import settings
 from gantha.corpus.files import MAX_DECOMPRESSED, SourceError, read_bytes
@@ -25,6 +27,8 @@ from gantha.corpus.markdown import read_file as read_markdown
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.vectors import VectorIndex
 from gantha.tasks import MAX_ATTEMPTS, TaskRunner
+
+from conftest import Server
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +68,41 @@ def test_unknown_language_and_channel_are_refused(client):
 def test_oversized_bodies_are_refused_before_reading(client):
     r = client.post("/api/v3/chat", content=b"x" * (2 * 2**20), headers={"content-type": "application/json"})
     assert _error(r, 413) == "too_large"
+
+
+@pytest.mark.parametrize("path", ["/api/v3/chat", "/api/v1/search"])
+def test_a_body_without_length_is_refused_once_past_the_limit(small_index, path):
+    app = create_app(small_index)
+    chunks, sent = 0, []
+
+    async def huge_body():  # 64 MiB in 64 KiB chunks, no Content-Length
+        nonlocal chunks
+        if chunks == 1024:
+            await asyncio.Event().wait()  # the whole body is sent: nothing more comes
+        chunks += 1
+        return {"type": "http.request", "body": b" " * 2**16, "more_body": chunks < 1024}
+
+    async def send(message):
+        sent.append(message)
+
+    headers = [(b"content-type", b"application/json"), (b"transfer-encoding", b"chunked")]
+    scope = {"type": "http", "method": "POST", "path": path, "root_path": "", "query_string": b"", "headers": headers}
+    asyncio.run(app(scope, huge_body, send))
+    assert sent[0]["status"] == 413 and b'"too_large"' in sent[1]["body"]
+    assert chunks == MAX_BODY // 2**16 + 1  # answered at the first chunk past the limit, the rest unread
+
+
+def test_a_chunked_body_over_the_limit_is_refused_and_the_server_answers_on(small_index):
+    question = json.dumps({"messages": [{"role": "user", "content": "parivāsa"}], "llm": False}).encode()
+    json_body = {"content-type": "application/json"}
+    with Server(small_index) as server:
+        huge = (b" " * 2**16 for _ in range(32))  # 2 MiB in chunks, no Content-Length
+        r = httpx.post(f"{server.url}/api/v3/chat", content=huge, headers=json_body, timeout=30)
+        assert "content-length" not in r.request.headers and _error(r, 413) == "too_large"
+        assert httpx.get(f"{server.url}/api/v3/health").json()["data"]["passages"] > 10000
+        small = iter([question[:10], question[10:]])
+        r = httpx.post(f"{server.url}/api/v3/chat", content=small, headers=json_body, timeout=60)
+        assert r.status_code == 200 and r.json()["data"]["sources"]
 
 
 def _policy(headers) -> dict[str, str]:

@@ -18,10 +18,11 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
+from starlette.types import Scope
 
 from gantha import __version__
 from gantha.api import pages, v1
-from gantha.api.bounded import DeadlineMiddleware
+from gantha.api.bounded import BodyLimitMiddleware, DeadlineMiddleware
 from gantha.api.live import LiveIndex
 from gantha.api.routes import chat, search, status, verbs
 from gantha.api.v1.documents import MAX_UPLOAD
@@ -103,21 +104,14 @@ def create_app(location: str | Path) -> FastAPI:
 
     @app.middleware("http")
     async def guarded(request: Request, call_next):  # type: ignore[no-untyped-def]
-        """Bodies larger than the route allows are refused before they are read; pages may not be framed and run
-        only their own scripts (:data:`PAGE_POLICY`)."""
-        limit = MAX_UPLOAD + 2**20 if request.url.path.startswith("/api/v1/documents") else MAX_BODY
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > limit):
-            return _error(request, 413, "too_large", f"request body over {limit // 2**10:,} KiB")
+        """Pages may not be framed and run only their own scripts (:data:`PAGE_POLICY`)."""
         response = await call_next(request)
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        policy = DOCS_POLICY if request.url.path in DOCS else PAGE_POLICY
-        response.headers.setdefault("Content-Security-Policy", policy)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        for name, value in _security_headers(request.url.path).items():
+            response.headers.setdefault(name, value)
         return response
 
-    app.add_middleware(DeadlineMiddleware, seconds=settings().request_timeout)  # outermost: sees disconnects
+    app.add_middleware(DeadlineMiddleware, seconds=settings().request_timeout)  # sees disconnects
+    app.add_middleware(BodyLimitMiddleware, limit=_body_limit, refuse=_too_large)  # outermost: reads the body first
 
     _handle_errors(app)
     _docs(app)
@@ -126,6 +120,26 @@ def create_app(location: str | Path) -> FastAPI:
         app.include_router(routes.router(index))
     pages.mount(app)
     return app
+
+
+def _body_limit(path: str) -> int:
+    """The bytes a request body to ``path`` may hold."""
+    return MAX_UPLOAD + 2**20 if path.startswith("/api/v1/documents") else MAX_BODY
+
+
+def _too_large(scope: Scope, limit: int) -> Response:
+    request = Request(scope)
+    headers = _security_headers(request.url.path)
+    return _error(request, 413, "too_large", f"request body over {limit // 2**10:,} KiB", headers=headers)
+
+
+def _security_headers(path: str) -> dict[str, str]:
+    return {
+        "X-Frame-Options": "DENY",
+        "Content-Security-Policy": DOCS_POLICY if path in DOCS else PAGE_POLICY,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
 
 
 def _docs(app: FastAPI) -> None:
