@@ -259,3 +259,26 @@ def test_a_client_that_leaves_cancels_the_work_still_running_for_it():
 
     took = asyncio.run(run())
     assert took < 1.0 and 5 <= len(steps) < 100  # stopped soon after the disconnect, not after 200 steps
+
+
+@pytest.fixture()
+def admin(small_index, tmp_path, monkeypatch):
+    """The admin API over a copy of the index (no task runner: what is queued stays queued)."""
+    index = tmp_path / "index"
+    shutil.copytree(small_index, index)
+    monkeypatch.setenv("GANTHA_ADMIN_KEY", "s3cret")
+    settings.cache_clear()
+    yield TestClient(create_app(index), headers={"X-API-Key": "s3cret"}), index
+    settings.cache_clear()
+
+
+def test_an_upload_name_no_file_system_keeps_is_refused(admin):
+    client, index = admin
+    for name in ("p" * 297 + ".md", "ā" * 128 + ".md", "...", "/", "./..", "..\\..", ". ."):
+        r = client.post("/api/v1/documents", files={"file": (name, b"# Note\n\nText.\n")}, data={"source": "markdown"})
+        assert r.status_code == 400 and r.json()["data"]["error"] == "invalid_parameter", (name, r.text)
+        assert ("at most 255 bytes" if len(name) > 100 else "needs a file name") in r.json()["message"]
+    assert client.get("/api/v1/documents/tasks").json()["data"]["total"] == 0  # nothing queued
+    assert not any((index / "uploads").glob("*/*"))  # nothing saved
+    kept = client.post("/api/v1/documents", files={"file": ("C:\\notes\\" + "p" * 252 + ".md", b"# Note\n")})
+    assert kept.status_code == 202 and kept.json()["data"]["params"]["upload"] == "p" * 252 + ".md"

@@ -39,6 +39,7 @@ from gantha.tasks import save_upload
 from gantha.topics import scope
 
 MAX_UPLOAD = 50 * 2**20
+MAX_NAME = 255  # bytes of an upload's file name in UTF-8: the longest a file system keeps (NAME_MAX)
 STATES = "^(queued|running|done|failed)$"
 
 
@@ -257,7 +258,7 @@ async def _upload(request: Request, store: Store) -> dict[str, str]:
     upload = form.get("file")
     if upload is None or isinstance(upload, str):
         raise ApiError(400, "invalid_parameter", "multipart upload needs a 'file' field")
-    name = upload.filename or ""
+    name = _upload_name(upload.filename or "")
     data = await upload.read()
     if len(data) > MAX_UPLOAD:
         raise ApiError(413, "too_large", f"upload larger than {MAX_UPLOAD // 2**20} MiB")
@@ -271,6 +272,20 @@ async def _upload(request: Request, store: Store) -> dict[str, str]:
     except ValueError as exc:
         raise ApiError(400, "invalid_parameter", str(exc)) from exc
     return {"source": source, "path": str(path), "upload": name}
+
+
+def _upload_name(filename: str) -> str:
+    """An upload's file name without its folders (``/`` or ``\\``); 400 for none, or one no file system keeps."""
+    name = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    if not name.strip(". "):
+        raise ApiError(400, "invalid_parameter", f"invalid file name {filename!r}: the upload needs a file name")
+    if len(name.encode()) > MAX_NAME:
+        raise ApiError(
+            400,
+            "invalid_parameter",
+            f"file name too long: {len(name.encode()):,} bytes in UTF-8, at most {MAX_NAME} bytes — rename the file",
+        )
+    return name
 
 
 async def _server_path(request: Request) -> dict[str, str]:
