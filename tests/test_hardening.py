@@ -16,17 +16,23 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from starlette.concurrency import run_in_threadpool
+from typer.testing import CliRunner
 
 from gantha import deadline
 from gantha.api.app import MAX_BODY, create_app
 from gantha.api.bounded import DeadlineMiddleware
+from gantha.api.cli import app as cli_app
 from gantha.config import settings
 from gantha.corpus.files import MAX_DECOMPRESSED, SourceError, read_bytes
 from gantha.corpus.markdown import MAX_CHARS as MARKDOWN_MAX
 from gantha.corpus.markdown import read_file as read_markdown
+from gantha.research import Research
+from gantha.search.errors import SearchError
+from gantha.search.plan import MAX_QUERY_CHARS
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.vectors import VectorIndex
 from gantha.tasks import MAX_ATTEMPTS, TaskRunner
+from gantha.tools import Toolbox
 
 from conftest import Server
 
@@ -282,3 +288,22 @@ def test_an_upload_name_no_file_system_keeps_is_refused(admin):
     assert not any((index / "uploads").glob("*/*"))  # nothing saved
     kept = client.post("/api/v1/documents", files={"file": ("C:\\notes\\" + "p" * 252 + ".md", b"# Note\n")})
     assert kept.status_code == 202 and kept.json()["data"]["params"]["upload"] == "p" * 252 + ".md"
+
+
+def test_query_text_is_bounded_on_every_surface(client, small_index):
+    words = " ".join(["bhikkhu", "saṅgha", "parivāsa", "mānatta"] * 25)  # 100 words: allowed
+    assert client.get("/api/v3/search", params={"q": words}).status_code == 200
+    assert _error(client.get("/api/v3/search", params={"q": words + " abbhāna"}), 400) == "invalid_query"
+    assert _error(client.get("/api/v3/search", params={"q": "a" * (MAX_QUERY_CHARS + 1)}), 422) == "invalid_parameter"
+    v1 = client.post("/api/v1/search", json={"query": words + " abbhāna"})
+    assert v1.status_code == 400 and v1.json()["data"]["error"] == "invalid_query"
+    assert v1.json()["message"] == "a query of 101 words: at most 100 words"
+    v1 = client.post("/api/v1/search", json={"query": "a" * (MAX_QUERY_CHARS + 1)})
+    assert v1.status_code == 422 and v1.json()["data"]["error"] == "invalid_request"
+    question = {"messages": [{"role": "user", "content": words + " abbhāna?"}], "llm": False}
+    chat = client.post("/api/v3/chat", json=question)
+    assert _error(chat, 422) == "invalid_parameter" and "at most 100 words" in chat.json()["error"]["message"]
+    cli = CliRunner().invoke(cli_app, ["search", words + " abbhāna", "--index", str(small_index)])
+    assert cli.exit_code == 2 and "at most 100 words" in cli.output
+    with pytest.raises(SearchError, match="at most 1,000 characters"):
+        Toolbox(Research.open(small_index)).search(query="ā" * (MAX_QUERY_CHARS + 1))  # the MCP tool

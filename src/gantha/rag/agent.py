@@ -29,6 +29,7 @@ from gantha.rag.local import MODEL_NAME
 from gantha.rag.understand import CONFIDENCE, Understanding, plan, understand
 from gantha.rag.web import WebSearch, WebSearchError, best_chunks
 from gantha.research import Research
+from gantha.search.plan import MAX_QUERY_CHARS, MAX_QUERY_WORDS, check_query
 from gantha.text.pali import fold
 from gantha.tools import Toolbox, function_spec
 
@@ -74,7 +75,12 @@ class Message(BaseModel):
 class ChatRequest(BaseModel):
     """A chat turn, with the per-request options of the original search-engine chat (each bounded by a setting)."""
 
-    messages: list[Message] = Field(min_length=1, max_length=40, description="the turns; the last is the question")
+    messages: list[Message] = Field(
+        min_length=1,
+        max_length=40,
+        description=f"the turns; the last is the question (at most {MAX_QUERY_CHARS:,} characters, "
+        f"{MAX_QUERY_WORDS} words)",
+    )
     sources: Literal["corpus", "web", "both"] = "corpus"
     stream: bool = False
     llm: bool = Field(True, description="false: the routed passages without prose (no model call)")
@@ -104,6 +110,7 @@ class ChatRequest(BaseModel):
     def _ends_with_question(cls, messages: list[Message]) -> list[Message]:
         if messages[-1].role != "user":
             raise ValueError("the last message must be the user's question")
+        check_query(messages[-1].content)  # it is searched: the bounds of a query
         return messages
 
     @model_validator(mode="after")

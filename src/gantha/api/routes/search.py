@@ -14,6 +14,7 @@ from gantha.api.responses import CompactSearchEnvelope, SearchData, SearchEnvelo
 from gantha.model import MAX_LIMIT, MAX_OFFSET, QueryInfo, SearchMode, SearchRequest, comma_list
 from gantha.research import Research
 from gantha.search.errors import SearchError
+from gantha.search.plan import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from gantha.search.service import compact
 
 
@@ -22,7 +23,14 @@ def router(index: LiveIndex) -> APIRouter:
 
     @api.get("/api/v3/search", summary="Search passages", responses=ERRORS)
     def search(
-        q: Annotated[str, Query(description='words, "a phrase", -excluded, prefix*; any script or ASCII scheme')] = "",
+        q: Annotated[
+            str,
+            Query(
+                max_length=MAX_QUERY_CHARS,
+                description='words, "a phrase", -excluded, prefix*; any script or ASCII scheme '
+                f"(at most {MAX_QUERY_WORDS} words)",
+            ),
+        ] = "",
         search_mode: SearchMode = SearchMode.FUZZY,
         resource_type: Annotated[
             str | None,
