@@ -26,6 +26,7 @@ from gantha.config import settings
 from gantha.corpus.files import MAX_DECOMPRESSED, SourceError, read_bytes
 from gantha.corpus.markdown import MAX_CHARS as MARKDOWN_MAX
 from gantha.corpus.markdown import read_file as read_markdown
+from gantha.model import SearchRequest
 from gantha.research import Research
 from gantha.search.errors import SearchError
 from gantha.search.plan import MAX_QUERY_CHARS
@@ -63,12 +64,20 @@ def test_a_page_past_the_end_says_so(client):
     assert past["outcome"] == "past_end" and "page starts at hit" in past["message"]
 
 
-def test_unknown_language_and_channel_are_refused(client):
+def test_unknown_language_and_channel_are_refused(client, small_index):
     assert _error(client.get("/api/v3/search", params={"q": "bhikkhu", "language": "klingon"}), 400) == (
         "unknown_language"
     )
     r = client.get("/api/v3/search", params={"q": "bhikkhu", "language": "pali"})
     assert r.status_code == 200 and r.json()["data"]["total"] > 0
+    research = Research.open(small_index)
+    with pytest.raises(SearchError, match="unknown channel 'klingon'; this index has .*pali") as exc:
+        research.search(SearchRequest(q="bhikkhu", channels=["klingon"]))  # the search of the CLI and MCP tools
+    assert exc.value.code == "unknown_channel" and research.search(SearchRequest(q="bhikkhu", channels=["pali"])).total
+    got = client.get("/api/v3/get", params={"coordinates": "cst/vin02m3.mul/75", "channel": "pali,klingon"})
+    assert _error(got, 400) == "unknown_channel" and "this index has" in got.json()["error"]["message"]
+    got = client.get("/api/v3/get", params={"coordinates": "cst/vin02m3.mul/75", "channel": "pali,en"})
+    assert got.status_code == 200 and [i["status"] for i in got.json()["data"]["items"]] == ["ok", "ok"]
 
 
 def test_oversized_bodies_are_refused_before_reading(client):

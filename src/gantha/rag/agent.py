@@ -345,8 +345,9 @@ class Agent:
             items = self.research.get(coordinates).items
             cst = [c for c in coordinates if c.startswith("cst/")]
             items = [i.model_dump() for i in items]
-            if cst:
-                items += [i.model_dump() for i in self.research.get(cst, ["en", "my"]).items]
+            held = {c.name for c in self.research.store.all_channels()}
+            if cst and (translations := [ch for ch in ("en", "my") if ch in held]):
+                items += [i.model_dump() for i in self.research.get(cst, translations).items]
         marked = {h["coordinate"]: m.group(1) for h in hits if (m := _MARK.search(h.get("snippet") or ""))}
         by_coordinate: dict[str, Source] = {}
         for item in items:

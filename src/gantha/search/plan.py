@@ -44,6 +44,20 @@ def check_query(text: str) -> None:
         raise SearchError("invalid_query", f"a query of {count:,} words: at most {MAX_QUERY_WORDS} words")
 
 
+def refuse_unknown(store: Store, filters: dict[str, list[str]]) -> None:
+    """``unknown_language`` or ``unknown_channel``, naming those of the index, for a value it does not hold."""
+    channels = store.all_channels()
+    known = {
+        "language": {x for c in channels for x in (c.language, c.language.split("-")[0])},
+        "channel": {c.name for c in channels},
+    }
+    for name, values in known.items():
+        if bad := [v for v in filters.get(name, []) if v not in values]:
+            raise SearchError(
+                f"unknown_{name}", f"unknown {name} {bad[0]!r}; this index has {', '.join(sorted(values))}"
+            )
+
+
 def tag_groups(values: list[str]) -> list[list[str]]:
     """Tag filters as groups: ``,`` joins tags a passage must all have, ``;`` separates alternatives
     ("vinaya,khandhaka;abhidhamma" → [["vinaya", "khandhaka"], ["abhidhamma"]]); several values join with ``,``."""
@@ -86,16 +100,7 @@ class Planner:
         for name, values in (("language", req.languages), ("channel", req.channels), ("corpus", req.corpora)):
             if vals := comma_list(values):
                 filters[name] = vals
-        channels = self.store.all_channels()
-        known = {
-            "language": {x for c in channels for x in (c.language, c.language.split("-")[0])},
-            "channel": {c.name for c in channels},
-        }
-        for name, values in known.items():
-            if bad := [v for v in filters.get(name, []) if v not in values]:
-                raise SearchError(
-                    f"unknown_{name}", f"unknown {name} {bad[0]!r}; this index has {', '.join(sorted(values))}"
-                )
+        refuse_unknown(self.store, filters)
         if kinds := comma_list(req.resource_types):  # the original API's resource types: corpora and channels
             try:
                 corpora, channels = resources.channels_of(kinds, self.store.records())
