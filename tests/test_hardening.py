@@ -316,3 +316,36 @@ def test_query_text_is_bounded_on_every_surface(client, small_index):
     assert cli.exit_code == 2 and "at most 100 words" in cli.output
     with pytest.raises(SearchError, match="at most 1,000 characters"):
         Toolbox(Research.open(small_index)).search(query="ā" * (MAX_QUERY_CHARS + 1))  # the MCP tool
+
+
+def test_path_ingestion_is_off_until_its_roots_are_set_and_links_stay_inside_them(admin, tmp_path, monkeypatch):
+    client, _ = admin
+    data, elsewhere = tmp_path / "data", tmp_path / "elsewhere"
+    (data / "cst").mkdir(parents=True)
+    elsewhere.mkdir()
+    for folder in (data, elsewhere):
+        (folder / "note.md").write_text("# Note\n\nThe **quuxite** rule.\n", encoding="utf-8")
+    monkeypatch.setenv("GANTHA_CST_PATH", str(data / "cst"))  # the folder holding it was a root by default
+    settings.cache_clear()
+
+    def ingest(path):
+        return client.post("/api/v1/documents", json={"source": "markdown", "path": str(path)})
+
+    off = ingest(data / "note.md")
+    assert off.status_code == 403 and off.json()["data"]["error"] == "forbidden_path"
+    assert "GANTHA_INGEST_ROOTS" in off.json()["message"] and "upload" in off.json()["message"]
+    monkeypatch.setenv("GANTHA_INGEST_ROOTS", str(data))
+    settings.cache_clear()
+    (data / "inside.md").symlink_to(data / "note.md")
+    (data / "out.md").symlink_to(elsewhere / "note.md")
+    (data / "cst" / "out").symlink_to(elsewhere)
+    (data / "cst" / "up").symlink_to(data)  # a loop, inside the root
+    for path, link in ((data / "out.md", None), (data, data / "out.md"), (data / "cst", data / "cst" / "out")):
+        r = ingest(path)
+        assert r.status_code == 403 and r.json()["data"]["error"] == "forbidden_path", path
+        assert link is None or f"by its link {link}" in r.json()["message"]
+    assert client.get("/api/v1/documents/tasks").json()["data"]["total"] == 0  # nothing queued
+    (data / "out.md").unlink()
+    (data / "cst" / "out").unlink()
+    for path in (data / "inside.md", data):
+        assert ingest(path).status_code == 202, path

@@ -8,6 +8,7 @@ answers that task again.
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 from typing import Annotated
@@ -296,15 +297,45 @@ async def _server_path(request: Request) -> dict[str, str]:
         raise ApiError(422, "invalid_request", f"expected JSON {{source, path}}: {exc}") from exc
     if body.source not in SOURCES:
         raise ApiError(400, "invalid_parameter", f"unknown source {body.source!r}; one of {', '.join(SOURCES)}")
-    target = Path(body.path).resolve() if body.path.strip() else None
     roots = settings().allowed_roots()
-    if target is None or not any(target == r or target.is_relative_to(r) for r in roots):
+    if not roots:
         raise ApiError(
             403,
             "forbidden_path",
-            f"{body.path!r} is outside the folders the server ingests from "
+            "the server ingests no server path unless GANTHA_INGEST_ROOTS names the folders it may read "
+            "— upload the file instead",
+        )
+    target = Path(body.path).resolve() if body.path.strip() else None
+    outside = _outside(target, roots) if target else Path()
+    if outside is not None:
+        via = f" (by its link {outside})" if target and outside != target else ""
+        raise ApiError(
+            403,
+            "forbidden_path",
+            f"{body.path!r}{via} is outside the folders the server ingests from "
             f"({', '.join(map(str, roots))}; GANTHA_INGEST_ROOTS) — upload the file instead",
         )
     if not target.exists():
         raise ApiError(400, "invalid_parameter", f"no such file or folder on the server: {body.path}")
     return {"source": body.source, "path": str(target)}
+
+
+def _outside(target: Path, roots: list[Path]) -> Path | None:
+    """``target`` (resolved) if it lies outside ``roots``; else, for a folder, the first file or folder in it
+    whose links lead outside them (the ingesters follow links), or None."""
+
+    def inside(path: Path) -> bool:
+        return any(path == r or path.is_relative_to(r) for r in roots)
+
+    if not inside(target):
+        return target
+    seen: set[Path] = set()
+    for folder, dirs, files in os.walk(target, followlinks=True):
+        if (real := Path(folder).resolve()) in seen:  # a link back up: walked already
+            dirs.clear()
+            continue
+        seen.add(real)
+        for name in dirs + files:
+            if not inside((Path(folder) / name).resolve()):
+                return Path(folder) / name
+    return None
