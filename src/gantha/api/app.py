@@ -128,12 +128,14 @@ def _body_limit(path: str) -> int:
 
 
 def _too_large(scope: Scope, limit: int) -> Response:
+    """The 413 of a body over ``limit``, in the envelope of the request's API."""
     request = Request(scope)
     headers = _security_headers(request.url.path)
     return _error(request, 413, "too_large", f"request body over {limit // 2**10:,} KiB", headers=headers)
 
 
 def _security_headers(path: str) -> dict[str, str]:
+    """What every response carries: no framing, no sniffing, no referrer, the page's (or docs') policy."""
     return {
         "X-Frame-Options": "DENY",
         "Content-Security-Policy": DOCS_POLICY if path in DOCS else PAGE_POLICY,

@@ -345,8 +345,8 @@ class Agent:
             items = self.research.get(coordinates).items
             cst = [c for c in coordinates if c.startswith("cst/")]
             items = [i.model_dump() for i in items]
-            held = {c.name for c in self.research.store.all_channels()}
-            if cst and (translations := [ch for ch in ("en", "my") if ch in held]):
+            held = {c.name for c in self.research.store.all_channels()} if cst else set()
+            if translations := [ch for ch in ("en", "my") if ch in held]:  # those the index holds
                 items += [i.model_dump() for i in self.research.get(cst, translations).items]
         marked = {h["coordinate"]: m.group(1) for h in hits if (m := _MARK.search(h.get("snippet") or ""))}
         by_coordinate: dict[str, Source] = {}

@@ -44,9 +44,10 @@ class SimilarVerbs:
     def similar(self, text: str, limit: int = 10, offset: int = 0, **filters: Any) -> SearchResponse:
         """Sentences whose lemma sequence matches the query's, whatever the inflection or sandhi.
 
-        Candidate paragraphs hold a form of every query lemma (of a sentence with more than
-        :data:`MAX_SIMILAR_LEMMAS`, of that many: those whose words are in the fewest paragraphs); their
-        sentences are scored by ``gantha.text.sentences.similarity`` (1.0: the lemmas in the same order, side by side).
+        Candidate paragraphs hold a form of every query lemma (of a longer sentence, of its
+        :data:`MAX_SIMILAR_LEMMAS` lemmas whose words are in the fewest paragraphs: ``query_info.similar.forms``
+        lists them); their sentences are scored by ``gantha.text.sentences.similarity`` (1.0: the lemmas in the
+        same order, side by side).
         """
         started = time.perf_counter()
         if len(text) > MAX_SIMILAR_CHARS:
