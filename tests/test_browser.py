@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -23,6 +24,12 @@ if os.environ.get("GANTHA_REQUIRE_BROWSER") and not Path(CHROMIUM).exists():  # 
     raise RuntimeError(f"no Chromium at {CHROMIUM}: apt-get install chromium")
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (apt install chromium)")
+
+
+def shows(locator, text: str | re.Pattern[str]) -> None:
+    """Wait until the element's text holds ``text`` (a locator assertion: ``page.wait_for_function`` evaluates its
+    string, which the pages' Content-Security-Policy forbids)."""
+    playwright_api.expect(locator).to_contain_text(text, use_inner_text=True, timeout=30_000)
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +117,7 @@ def test_reader_marks_missing_translations_and_switches_script(page, base):
     english = page.locator("tr.target td").nth(2)
     assert english.inner_text() == "no translation here" and "missing" in english.get_attribute("class")
     page.select_option("#script", "Burmese")
-    page.wait_for_function("document.querySelector('tr.target td').innerText.match(/[\\u1000-\\u109f]/)")
+    shows(page.locator("tr.target td").first, re.compile("[\\u1000-\\u109f]"))
 
 
 def test_distribution_bars_link_to_filtered_search(page, base):
@@ -130,7 +137,7 @@ def test_admin_ingest_task_runs_to_completion(page, base, tmp_path):
     page.goto(base + "/admin")
     page.fill("#key", "wrong")
     page.click("#key-form button")
-    page.wait_for_function("document.querySelector('#key-status').innerText.includes('API key')")
+    shows(page.locator("#key-status"), "API key")
     page.fill("#key", "s3cret")
     page.click("#key-form button")
     page.locator("#documents tr[data-key]").first.wait_for()
@@ -239,7 +246,7 @@ def test_reader_draws_each_script_with_the_shipped_web_font(page, base, script):
         page.locator("tr.target").wait_for()
         page.select_option("#script", script)
         cell = "tr.target td"
-    page.wait_for_function(f"document.querySelector({cell!r})?.innerText.match(/{pattern}/)")
+    shows(page.locator(cell).first, re.compile(pattern))
     page.evaluate("document.fonts.ready")
     loaded = page.evaluate(
         "(family) => [...document.fonts].filter((f) => f.family.replace(/\"/g, '') === family && f.status === 'loaded').length",
@@ -256,7 +263,7 @@ def test_reader_draws_each_script_with_the_shipped_web_font(page, base, script):
 
 def test_roman_pali_keeps_the_ordinary_font(page, base):
     page.goto(base + "/read/cst/vin02m3.mul/75")
-    page.wait_for_function("document.querySelector('tr.target td')?.innerText.includes('ā')")
+    shows(page.locator("tr.target td").first, "ā")
     page.evaluate("document.fonts.ready")
     fonts = drawn_with(page, "tr.target td")
     assert fonts and not any(f["isCustomFont"] for f in fonts), fonts  # the script fonts claim only their scripts

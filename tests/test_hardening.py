@@ -4,24 +4,39 @@ unknown languages and channels, oversized bodies; pages refuse to be framed."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import gzip
+import hashlib
+import json
+import re
 import shutil
 import time
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from starlette.concurrency import run_in_threadpool
+from typer.testing import CliRunner
 
 from gantha import deadline
-from gantha.api.app import create_app
+from gantha.api.app import MAX_BODY, create_app
 from gantha.api.bounded import DeadlineMiddleware
+from gantha.api.cli import app as cli_app
 from gantha.config import settings
 from gantha.corpus.files import MAX_DECOMPRESSED, SourceError, read_bytes
 from gantha.corpus.markdown import MAX_CHARS as MARKDOWN_MAX
 from gantha.corpus.markdown import read_file as read_markdown
+from gantha.model import SearchRequest
+from gantha.research import Research
+from gantha.research.similar import MAX_SIMILAR_CHARS, MAX_SIMILAR_LEMMAS
+from gantha.search.errors import SearchError
+from gantha.search.plan import MAX_QUERY_CHARS
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.vectors import VectorIndex
 from gantha.tasks import MAX_ATTEMPTS, TaskRunner
+from gantha.tools import Toolbox
+
+from conftest import Server
 
 
 @pytest.fixture(scope="module")
@@ -50,12 +65,20 @@ def test_a_page_past_the_end_says_so(client):
     assert past["outcome"] == "past_end" and "page starts at hit" in past["message"]
 
 
-def test_unknown_language_and_channel_are_refused(client):
+def test_unknown_language_and_channel_are_refused(client, small_index):
     assert _error(client.get("/api/v3/search", params={"q": "bhikkhu", "language": "klingon"}), 400) == (
         "unknown_language"
     )
     r = client.get("/api/v3/search", params={"q": "bhikkhu", "language": "pali"})
     assert r.status_code == 200 and r.json()["data"]["total"] > 0
+    research = Research.open(small_index)
+    with pytest.raises(SearchError, match="unknown channel 'klingon'; this index has .*pali") as exc:
+        research.search(SearchRequest(q="bhikkhu", channels=["klingon"]))  # the search of the CLI and MCP tools
+    assert exc.value.code == "unknown_channel" and research.search(SearchRequest(q="bhikkhu", channels=["pali"])).total
+    got = client.get("/api/v3/get", params={"coordinates": "cst/vin02m3.mul/75", "channel": "pali,klingon"})
+    assert _error(got, 400) == "unknown_channel" and "this index has" in got.json()["error"]["message"]
+    got = client.get("/api/v3/get", params={"coordinates": "cst/vin02m3.mul/75", "channel": "pali,en"})
+    assert got.status_code == 200 and [i["status"] for i in got.json()["data"]["items"]] == ["ok", "ok"]
 
 
 def test_oversized_bodies_are_refused_before_reading(client):
@@ -63,11 +86,62 @@ def test_oversized_bodies_are_refused_before_reading(client):
     assert _error(r, 413) == "too_large"
 
 
-def test_pages_cannot_be_framed(client):
-    for path in ("/", "/api/v3/health"):
+@pytest.mark.parametrize("path", ["/api/v3/chat", "/api/v1/search"])
+def test_a_body_without_length_is_refused_once_past_the_limit(small_index, path):
+    app = create_app(small_index)
+    chunks, sent = 0, []
+
+    async def huge_body():  # 64 MiB in 64 KiB chunks, no Content-Length
+        nonlocal chunks
+        if chunks == 1024:
+            await asyncio.Event().wait()  # the whole body is sent: nothing more comes
+        chunks += 1
+        return {"type": "http.request", "body": b" " * 2**16, "more_body": chunks < 1024}
+
+    async def send(message):
+        sent.append(message)
+
+    headers = [(b"content-type", b"application/json"), (b"transfer-encoding", b"chunked")]
+    scope = {"type": "http", "method": "POST", "path": path, "root_path": "", "query_string": b"", "headers": headers}
+    asyncio.run(app(scope, huge_body, send))
+    assert sent[0]["status"] == 413 and b'"too_large"' in sent[1]["body"]
+    assert chunks == MAX_BODY // 2**16 + 1  # answered at the first chunk past the limit, the rest unread
+
+
+def test_a_chunked_body_over_the_limit_is_refused_and_the_server_answers_on(small_index):
+    question = json.dumps({"messages": [{"role": "user", "content": "parivāsa"}], "llm": False}).encode()
+    json_body = {"content-type": "application/json"}
+    with Server(small_index) as server:
+        huge = (b" " * 2**16 for _ in range(32))  # 2 MiB in chunks, no Content-Length
+        r = httpx.post(f"{server.url}/api/v3/chat", content=huge, headers=json_body, timeout=30)
+        assert "content-length" not in r.request.headers and _error(r, 413) == "too_large"
+        assert httpx.get(f"{server.url}/api/v3/health").json()["data"]["passages"] > 10000
+        small = iter([question[:10], question[10:]])
+        r = httpx.post(f"{server.url}/api/v3/chat", content=small, headers=json_body, timeout=60)
+        assert r.status_code == 200 and r.json()["data"]["sources"]
+
+
+def _policy(headers) -> dict[str, str]:
+    return dict(d.strip().partition(" ")[::2] for d in headers["content-security-policy"].split(";"))
+
+
+def test_pages_cannot_be_framed_and_run_only_their_own_scripts(client):
+    for path in ("/", "/read/cst/vin02m3.mul/75", "/static/search.js", "/api/v3/health", "/api/v3/nowhere"):
         headers = client.get(path).headers
-        assert headers["x-frame-options"] == "DENY" and "frame-ancestors 'none'" in headers["content-security-policy"]
-        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff"
+        policy = _policy(headers)
+        assert policy["default-src"] == policy["script-src"] == policy["connect-src"] == policy["font-src"] == "'self'"
+        assert policy["img-src"] == "'self' data:" and policy["style-src"] == "'self'"
+        assert policy["object-src"] == policy["base-uri"] == policy["frame-ancestors"] == "'none'"
+    docs = client.get("/docs")  # Swagger UI from its CDN, its inline start-up script allowed by its hash
+    script = re.search(r"<script>(.*?)</script>", docs.text, re.S).group(1)
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    policy = _policy(docs.headers)
+    assert docs.status_code == 200
+    assert set(policy["script-src"].split()) == {"'self'", "https://cdn.jsdelivr.net", f"'sha256-{digest}'"}
+    assert policy["frame-ancestors"] == "'none'" and "https://cdn.jsdelivr.net" in policy["style-src"]
+    redoc = _policy(client.get("/redoc").headers)
+    assert redoc["script-src"] == "'self' https://cdn.jsdelivr.net" and "fonts.gstatic.com" in redoc["font-src"]
 
 
 def test_repeated_and_one_letter_prefixes_are_bounded(client):
@@ -201,3 +275,93 @@ def test_a_client_that_leaves_cancels_the_work_still_running_for_it():
 
     took = asyncio.run(run())
     assert took < 1.0 and 5 <= len(steps) < 100  # stopped soon after the disconnect, not after 200 steps
+
+
+@pytest.fixture()
+def admin(small_index, tmp_path, monkeypatch):
+    """The admin API over a copy of the index (no task runner: what is queued stays queued)."""
+    index = tmp_path / "index"
+    shutil.copytree(small_index, index)
+    monkeypatch.setenv("GANTHA_ADMIN_KEY", "s3cret")
+    settings.cache_clear()
+    yield TestClient(create_app(index), headers={"X-API-Key": "s3cret"}), index
+    settings.cache_clear()
+
+
+def test_an_upload_name_no_file_system_keeps_is_refused(admin):
+    client, index = admin
+    for name in ("p" * 297 + ".md", "ā" * 128 + ".md", "...", "/", "./..", "..\\..", ". ."):
+        r = client.post("/api/v1/documents", files={"file": (name, b"# Note\n\nText.\n")}, data={"source": "markdown"})
+        assert r.status_code == 400 and r.json()["data"]["error"] == "invalid_parameter", (name, r.text)
+        assert ("at most 255 bytes" if len(name) > 100 else "needs a file name") in r.json()["message"]
+    assert client.get("/api/v1/documents/tasks").json()["data"]["total"] == 0  # nothing queued
+    assert not any((index / "uploads").glob("*/*"))  # nothing saved
+    kept = client.post("/api/v1/documents", files={"file": ("C:\\notes\\" + "p" * 252 + ".md", b"# Note\n")})
+    assert kept.status_code == 202 and kept.json()["data"]["params"]["upload"] == "p" * 252 + ".md"
+
+
+def test_query_text_is_bounded_on_every_surface(client, small_index):
+    words = " ".join(["bhikkhu", "saṅgha", "parivāsa", "mānatta"] * 25)  # 100 words: allowed
+    assert client.get("/api/v3/search", params={"q": words}).status_code == 200
+    assert _error(client.get("/api/v3/search", params={"q": words + " abbhāna"}), 400) == "invalid_query"
+    assert _error(client.get("/api/v3/search", params={"q": "a" * (MAX_QUERY_CHARS + 1)}), 422) == "invalid_parameter"
+    v1 = client.post("/api/v1/search", json={"query": words + " abbhāna"})
+    assert v1.status_code == 400 and v1.json()["data"]["error"] == "invalid_query"
+    assert v1.json()["message"] == "a query of 101 words: at most 100 words"
+    v1 = client.post("/api/v1/search", json={"query": "a" * (MAX_QUERY_CHARS + 1)})
+    assert v1.status_code == 422 and v1.json()["data"]["error"] == "invalid_request"
+    question = {"messages": [{"role": "user", "content": words + " abbhāna?"}], "llm": False}
+    chat = client.post("/api/v3/chat", json=question)
+    assert _error(chat, 422) == "invalid_parameter" and "at most 100 words" in chat.json()["error"]["message"]
+    cli = CliRunner().invoke(cli_app, ["search", words + " abbhāna", "--index", str(small_index)])
+    assert cli.exit_code == 2 and "at most 100 words" in cli.output
+    with pytest.raises(SearchError, match="at most 1,000 characters"):
+        Toolbox(Research.open(small_index)).search(query="ā" * (MAX_QUERY_CHARS + 1))  # the MCP tool
+
+
+def test_path_ingestion_is_off_until_its_roots_are_set_and_links_stay_inside_them(admin, tmp_path, monkeypatch):
+    client, _ = admin
+    data, elsewhere = tmp_path / "data", tmp_path / "elsewhere"
+    (data / "cst").mkdir(parents=True)
+    elsewhere.mkdir()
+    for folder in (data, elsewhere):
+        (folder / "note.md").write_text("# Note\n\nThe **quuxite** rule.\n", encoding="utf-8")
+    monkeypatch.setenv("GANTHA_CST_PATH", str(data / "cst"))  # the folder holding it was a root by default
+    settings.cache_clear()
+
+    def ingest(path):
+        return client.post("/api/v1/documents", json={"source": "markdown", "path": str(path)})
+
+    off = ingest(data / "note.md")
+    assert off.status_code == 403 and off.json()["data"]["error"] == "forbidden_path"
+    assert "GANTHA_INGEST_ROOTS" in off.json()["message"] and "upload" in off.json()["message"]
+    monkeypatch.setenv("GANTHA_INGEST_ROOTS", str(data))
+    settings.cache_clear()
+    (data / "inside.md").symlink_to(data / "note.md")
+    (data / "out.md").symlink_to(elsewhere / "note.md")
+    (data / "cst" / "out").symlink_to(elsewhere)
+    (data / "cst" / "up").symlink_to(data)  # a loop, inside the root
+    for path, link in ((data / "out.md", None), (data, data / "out.md"), (data / "cst", data / "cst" / "out")):
+        r = ingest(path)
+        assert r.status_code == 403 and r.json()["data"]["error"] == "forbidden_path", path
+        assert link is None or f"by its link {link}" in r.json()["message"]
+    assert client.get("/api/v1/documents/tasks").json()["data"]["total"] == 0  # nothing queued
+    (data / "out.md").unlink()
+    (data / "cst" / "out").unlink()
+    for path in (data / "inside.md", data):
+        assert ingest(path).status_code == 202, path
+
+
+def test_the_longest_similar_sentence_answers_quickly_and_finds_its_paragraph(client, small_index):
+    research = Research.open(small_index)  # caches cold
+    paragraph = research.get(["cst/vin02a3.att/84"]).items[0].text
+    sentence = paragraph[: MAX_SIMILAR_CHARS + 1].rsplit(" ", 1)[0]  # 495 characters of a commentary, 46 lemmas
+    started = time.monotonic()
+    res = research.similar(sentence)
+    assert time.monotonic() - started < 3.0  # 0.4 s here, 1.3 s before the bound (4 s on the shared corpus)
+    assert res.hits[0].coordinate.startswith("cst/vin02a3.att/84.")  # a sentence of the paragraph it comes from
+    lemmas, chosen = set(res.query_info.similar["lemmas"]), res.query_info.similar["forms"]
+    assert len(chosen) == MAX_SIMILAR_LEMMAS < len(lemmas) and set(chosen) <= lemmas  # the rarest choose
+    assert _error(client.get("/api/v3/search", params={"similar": paragraph[:501]}), 422) == "invalid_parameter"
+    with pytest.raises(SearchError, match="at most 500 characters"):
+        research.similar(paragraph[:501])  # the CLI's gantha search --similar

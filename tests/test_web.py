@@ -114,6 +114,30 @@ def test_adapter_reads_documented_format(engines, name):
         assert sent["query"]["format"] == ["json"] and {d.url for d in docs} >= {"https://duckduckgo.com/Manatta"}
 
 
+BAD_URLS = ["javascript:alert(1)", " \tJava\nScript:x", "data:text/html,<script>x</script>", "/wiki/x", "//x.org/y"]
+
+
+def _with_urls(urls: list[str]) -> dict[str, dict[str, Any]]:
+    """Each engine's documented response, holding one result per URL."""
+    items = [{"title": f"Page {i}", "url": u, "content": PAGE, "text": PAGE} for i, u in enumerate(urls)]
+    bing = [{"name": i["title"], "url": i["url"], "snippet": PAGE} for i in items]
+    return {
+        "/": {"RelatedTopics": [{"Text": f"Page {i} - {PAGE}", "FirstURL": u} for i, u in enumerate(urls)]},
+        "/v7.0/search": {"webPages": {"value": bing}},
+        "/search:exa": {"results": items},
+        "/search:searxng": {"results": items},
+        "/search:tavily": {"results": items},
+    }
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_results_without_a_web_link_are_dropped(engines, name, monkeypatch):
+    for key, body in _with_urls([*BAD_URLS, "https://example.org/kept", "HTTP://example.org/too"]).items():
+        monkeypatch.setitem(RESPONSES, key, body)
+    docs = make_engine(name, api_key="k", base_url=engines.url).search("parivasa", limit=10)
+    assert [d.url for d in docs] == ["https://example.org/kept", "HTTP://example.org/too"]
+
+
 @pytest.mark.parametrize("name", ["bing", "exa", "tavily"])
 def test_missing_key_names_the_setting(name):
     with pytest.raises(WebSearchError, match="GANTHA_WEB_API_KEY") as exc:

@@ -91,7 +91,7 @@ class Settings(BaseSettings):
     ingest_roots: str = Field(
         "",
         description="folders the admin API may ingest from by server path, separated by the OS path separator "
-        "(default: the folder holding GANTHA_CST_PATH, and the download folder)",
+        "(default: none, uploads only; the CLI ingests any path it is given)",
     )
     task_retention_hours: float = Field(24.0, gt=0, description="hours a finished (done) task is kept")
     task_retention_failed_hours: float = Field(168.0, gt=0, description="hours a failed task is kept")
@@ -102,9 +102,8 @@ class Settings(BaseSettings):
         return self.store or str(self.index)
 
     def allowed_roots(self) -> list[Path]:
-        """Folders a server path given to the admin API must lie in (symlinks resolved)."""
-        roots = [Path(r) for r in self.ingest_roots.split(os.pathsep) if r.strip()]
-        return [r.resolve() for r in roots or [self.cst_path.parent, self.downloads]]
+        """Folders a server path given to the admin API must lie in (symlinks resolved); none unless set."""
+        return [Path(r).resolve() for r in self.ingest_roots.split(os.pathsep) if r.strip()]
 
 
 @lru_cache(maxsize=1)

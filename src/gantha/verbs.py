@@ -27,6 +27,7 @@ from gantha.research import (
     VersionsResult,
     WordResult,
 )
+from gantha.research.similar import MAX_SIMILAR_CHARS
 from gantha.search.errors import SearchError
 
 Names = Annotated[list[str], BeforeValidator(comma_list)]
@@ -91,7 +92,9 @@ class SuggestParams(BaseModel):
 
 
 class SimilarParams(BaseModel):
-    sentence: str = Field(min_length=1, max_length=500, description="a Pali sentence, any inflection or sandhi")
+    sentence: str = Field(
+        min_length=1, max_length=MAX_SIMILAR_CHARS, description="a Pali sentence, any inflection or sandhi"
+    )
     limit: int = Field(10, ge=1, le=100, description="sentences, 1–100")
     offset: int = Field(0, ge=0, le=1000, description="sentences to skip, 0–1,000")
     book: Names = Field(default_factory=list, description="book ids, e.g. vin02m3.mul")

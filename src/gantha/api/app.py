@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -11,13 +14,15 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
+from starlette.types import Scope
 
 from gantha import __version__
 from gantha.api import pages, v1
-from gantha.api.bounded import DeadlineMiddleware
+from gantha.api.bounded import BodyLimitMiddleware, DeadlineMiddleware
 from gantha.api.live import LiveIndex
 from gantha.api.routes import chat, search, status, verbs
 from gantha.api.v1.documents import MAX_UPLOAD
@@ -33,6 +38,23 @@ from gantha.text.refs import PageRefError
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 MAX_BODY = 2**20  # bytes of a request body outside uploads (a chat question, an ingest request)
+# the pages' Content-Security-Policy: their own scripts, styles, fonts and API only, images of their own or inline
+# (the favicon), style attributes (the distribution chart's legend colours); no plugins, no <base>, no framing
+PAGE_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+# /docs (Swagger UI) and /redoc load their scripts and styles from jsDelivr, ReDoc its fonts from Google; both
+# style inline and ReDoc searches in a blob: worker. /docs adds the hash of its inline start-up script.
+DOCS = ("/docs", "/redoc")
+DOCS_POLICY = (
+    "default-src 'self'; script-src 'self' https://cdn.jsdelivr.net; "
+    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+    "img-src 'self' data: https://fastapi.tiangolo.com; font-src 'self' https://fonts.gstatic.com; "
+    "connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
+INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
 
 # the status and code of each user error raised below the surfaces
 USER_ERRORS: dict[type[Exception], tuple[int, str]] = {
@@ -77,30 +99,62 @@ def create_app(location: str | Path) -> FastAPI:
         "these, its HTTP status kept (4xx: 1xxx, 5xx: 2xxx; the middle digits are the status's last two):\n\n"
         + table(),
         lifespan=lifespan,
+        docs_url=None,  # served by _docs, with its policy
     )
 
     @app.middleware("http")
     async def guarded(request: Request, call_next):  # type: ignore[no-untyped-def]
-        """Bodies larger than the route allows are refused before they are read; pages may not be framed."""
-        limit = MAX_UPLOAD + 2**20 if request.url.path.startswith("/api/v1/documents") else MAX_BODY
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > limit):
-            return _error(request, 413, "too_large", f"request body over {limit // 2**10:,} KiB")
+        """Pages may not be framed and run only their own scripts (:data:`PAGE_POLICY`)."""
         response = await call_next(request)
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        response.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        for name, value in _security_headers(request.url.path).items():
+            response.headers.setdefault(name, value)
         return response
 
-    app.add_middleware(DeadlineMiddleware, seconds=settings().request_timeout)  # outermost: sees disconnects
+    app.add_middleware(DeadlineMiddleware, seconds=settings().request_timeout)  # sees disconnects
+    app.add_middleware(BodyLimitMiddleware, limit=_body_limit, refuse=_too_large)  # outermost: reads the body first
 
     _handle_errors(app)
+    _docs(app)
     app.include_router(v1.router(index))
     for routes in (status, search, verbs, chat):
         app.include_router(routes.router(index))
     pages.mount(app)
     return app
+
+
+def _body_limit(path: str) -> int:
+    """The bytes a request body to ``path`` may hold."""
+    return MAX_UPLOAD + 2**20 if path.startswith("/api/v1/documents") else MAX_BODY
+
+
+def _too_large(scope: Scope, limit: int) -> Response:
+    """The 413 of a body over ``limit``, in the envelope of the request's API."""
+    request = Request(scope)
+    headers = _security_headers(request.url.path)
+    return _error(request, 413, "too_large", f"request body over {limit // 2**10:,} KiB", headers=headers)
+
+
+def _security_headers(path: str) -> dict[str, str]:
+    """What every response carries: no framing, no sniffing, no referrer, the page's (or docs') policy."""
+    return {
+        "X-Frame-Options": "DENY",
+        "Content-Security-Policy": DOCS_POLICY if path in DOCS else PAGE_POLICY,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
+
+
+def _docs(app: FastAPI) -> None:
+    """``/docs``: FastAPI's Swagger UI page, its inline start-up script allowed by its hash."""
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "").rstrip("/")
+        page = get_swagger_ui_html(openapi_url=root + str(app.openapi_url), title=f"{app.title} - Swagger UI")
+        scripts = INLINE_SCRIPT.findall(bytes(page.body).decode())
+        hashes = "".join(f" 'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts)
+        page.headers["Content-Security-Policy"] = DOCS_POLICY.replace("script-src 'self'", "script-src 'self'" + hashes)
+        return page
 
 
 def _handle_errors(app: FastAPI) -> None:

@@ -1,17 +1,24 @@
-"""Every search and research request runs under a deadline that also ends when its client leaves.
+"""Every search and research request runs under a deadline that also ends when its client leaves, and no
+request body is read past its route's limit.
 
-An ASGI middleware (not Starlette's ``BaseHTTPMiddleware``, which hides disconnects): it opens a
+:class:`DeadlineMiddleware`, an ASGI middleware (not ``BaseHTTPMiddleware``, which hides disconnects), opens a
 :class:`~gantha.deadline.Deadline` for the request and owns the connection's ``receive``; once
 the body is read it keeps listening, and a disconnect marks the deadline so the worker thread stops at
 its next check. The chat (a model may take minutes; it has ``GANTHA_LLM_TIMEOUT``) and the document
 service's routes other than its search (their work is queued as tasks) are left alone.
+
+:class:`BodyLimitMiddleware` counts the bytes of a body as they arrive, whether or not a Content-Length
+was declared (chunked transfer): the request is answered 413 as soon as the limit is passed.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
+from starlette.datastructures import Headers
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gantha.deadline import Deadline, bounded
@@ -51,3 +58,49 @@ async def _listen(receive: Receive, messages: asyncio.Queue[Any], deadline: Dead
         if message["type"] == "http.disconnect":
             deadline.leave()
             return
+
+
+class BodyLimitMiddleware:
+    """Bodies over ``limit(path)`` bytes are refused with ``refuse(scope, limit)``: at once when Content-Length
+    says so, else as soon as the bytes received pass it, the rest unread; the app then reads a disconnect and
+    whatever it answers or raises is dropped. Outermost, so that no other layer reads the body first."""
+
+    def __init__(self, app: ASGIApp, limit: Callable[[str], int], refuse: Callable[[Scope, int], Response]):
+        self.app, self.limit, self.refuse = app, limit, refuse
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit(scope.get("path", ""))
+        length = Headers(scope=scope).get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await self.refuse(scope, limit)(scope, receive, send)
+            return
+        received, started, refused = 0, False, False
+
+        async def bounded_receive() -> Message:
+            nonlocal received, refused
+            if received > limit:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    if not started:  # (an app answering without reading the body keeps its answer)
+                        refused = True
+                        await self.refuse(scope, limit)(scope, receive, send)
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if not refused:
+                started = True
+                await send(message)
+
+        try:
+            await self.app(scope, bounded_receive, guarded_send)
+        except Exception:
+            if not refused:
+                raise

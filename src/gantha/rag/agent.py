@@ -29,6 +29,7 @@ from gantha.rag.local import MODEL_NAME
 from gantha.rag.understand import CONFIDENCE, Understanding, plan, understand
 from gantha.rag.web import WebSearch, WebSearchError, best_chunks
 from gantha.research import Research
+from gantha.search.plan import MAX_QUERY_CHARS, MAX_QUERY_WORDS, check_query
 from gantha.text.pali import fold
 from gantha.tools import Toolbox, function_spec
 
@@ -82,7 +83,12 @@ class Message(BaseModel):
 class ChatRequest(BaseModel):
     """A chat turn, with the per-request options of the original search-engine chat (each bounded by a setting)."""
 
-    messages: list[Message] = Field(min_length=1, max_length=40, description="the turns; the last is the question")
+    messages: list[Message] = Field(
+        min_length=1,
+        max_length=40,
+        description=f"the turns; the last is the question (at most {MAX_QUERY_CHARS:,} characters, "
+        f"{MAX_QUERY_WORDS} words)",
+    )
     sources: Literal["corpus", "web", "both"] = "corpus"
     stream: bool = False
     llm: bool = Field(True, description="false: the routed passages without prose (no model call)")
@@ -112,6 +118,7 @@ class ChatRequest(BaseModel):
     def _ends_with_question(cls, messages: list[Message]) -> list[Message]:
         if messages[-1].role != "user":
             raise ValueError("the last message must be the user's question")
+        check_query(messages[-1].content)  # it is searched: the bounds of a query
         return messages
 
     @model_validator(mode="after")
@@ -373,8 +380,9 @@ class Agent:
             items = self.research.get(coordinates).items
             cst = [c for c in coordinates if c.startswith("cst/")]
             items = [i.model_dump() for i in items]
-            if cst:
-                items += [i.model_dump() for i in self.research.get(cst, ["en", "my"]).items]
+            held = {c.name for c in self.research.store.all_channels()} if cst else set()
+            if translations := [ch for ch in ("en", "my") if ch in held]:  # those the index holds
+                items += [i.model_dump() for i in self.research.get(cst, translations).items]
         marked = {h["coordinate"]: m.group(1) for h in hits if (m := _MARK.search(h.get("snippet") or ""))}
         by_coordinate: dict[str, Source] = {}
         for item in items:

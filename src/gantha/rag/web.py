@@ -3,7 +3,9 @@
 Each adapter sends the engine's documented request and reads its documented response into
 :class:`WebDocument` (title, url, snippet, text). ``base_url`` replaces the public address (a
 SearXNG instance, a proxy, or a test server). Missing keys and failing engines raise
-:class:`WebSearchError` naming the setting or the engine's answer.
+:class:`WebSearchError` naming the setting or the engine's answer. A result is kept only with an absolute
+``http``/``https`` URL: one without a link, or with a ``javascript:``, ``data:`` or relative one, is dropped
+(a web source is cited by its link, which the pages and answers show as is).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import numpy as np
@@ -35,6 +38,12 @@ class WebDocument:
         return self.text or self.snippet
 
 
+def web_link(url: str) -> bool:
+    """Whether ``url`` is an absolute http(s) address with a host (not ``javascript:``, ``data:``, relative)."""
+    parts = urlsplit(url)  # leading blanks and control characters stripped, as a browser does
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
 class WebSearch:
     """One engine. Subclasses set ``name``, ``public_url``, ``needs_key`` and implement ``_search``."""
 
@@ -52,6 +61,7 @@ class WebSearch:
         self._http = httpx.Client(timeout=timeout, headers={"User-Agent": "gantha"})
 
     def search(self, query: str, limit: int = 5) -> list[WebDocument]:
+        """The engine's first ``limit`` results that link to a web page (see :func:`web_link`)."""
         try:
             docs = self._search(query, limit)
         except httpx.HTTPStatusError as exc:
@@ -63,7 +73,7 @@ class WebSearch:
             raise WebSearchError("web_unreachable", f"cannot reach {self.name} at {self.base_url}: {exc}") from exc
         except (ValueError, KeyError, TypeError) as exc:
             raise WebSearchError("web_engine_error", f"{self.name} answered an unexpected format: {exc}") from exc
-        return [d for d in docs if d.url][:limit]
+        return [d for d in docs if web_link(d.url)][:limit]
 
     def _json(self, resp: httpx.Response) -> Any:
         resp.raise_for_status()

@@ -22,6 +22,7 @@ from gantha.research.similar import SimilarVerbs
 from gantha.research.suggest import Suggestion, SuggestResult, SuggestVerbs
 from gantha.research.words import Entry, FormsResult, Morphology, WordResult, WordVerbs
 from gantha.search.pipeline import Pipeline
+from gantha.search.plan import check_query
 from gantha.search.rerank import Calibration, EmbeddingReranker, Judge
 from gantha.search.semantic import SemanticRoute, VectorsUnreadable
 from gantha.search.service import Searcher
@@ -116,6 +117,7 @@ class Research(
     def search(self, req: SearchRequest, lemma: str | None = None) -> SearchResponse:
         """Search, expanding ``lemma`` to its attested forms and compounds first; explain an empty answer.
         Above paragraphs (granularity book, chapter, sutta, section, auto): whole texts by their evidence."""
+        check_query(req.q)
         if req.granularity in (*LEVELS, "auto"):
             return self.search_nodes(req, lemma)
         return self.pipeline.search(req, lemma)

@@ -13,6 +13,7 @@ from gantha.model import (
     Passage,
     TextRecord,
 )
+from gantha.search.plan import refuse_unknown
 from gantha.search.service import SearchError
 from gantha.text.inflect import analyse, grammar_short
 from gantha.text.pali import WORD_RE, canon
@@ -135,10 +136,13 @@ class ReadingVerbs:
     def get(self, coordinates: list[str], channels: list[str] | None = None, tokens: bool = False) -> GetResult:
         """The paragraphs at these coordinates in each channel asked; absent ones say so, item by item.
 
-        Without ``channels``: the Pali for CST coordinates, every recorded channel for other corpora.
+        Without ``channels``: the Pali for CST coordinates, every recorded channel for other corpora; a channel
+        the index does not hold is refused (``unknown_channel``).
         """
         if len(coordinates) > MAX_COORDINATES:
             raise SearchError("too_many", f"at most {MAX_COORDINATES} coordinates per call")
+        if channels:
+            refuse_unknown(self.store, {"channel": channels})
         parsed: list[str] = []
         items: list[GetItem] = []
         with_translations: set[str] = set()  # coordinates asked for by a sutta reference: English shown too

@@ -16,12 +16,16 @@ from gantha.search.errors import SearchError
 from gantha.search.query import ParsedQuery, parse_query
 from gantha.search.words import Inflection
 from gantha.store.base import Clause, Store, StoreQuery
+from gantha.text.analysis import words
 from gantha.text.pali import canon_word, fold, normalize_query_text
 from gantha.text.refs import EDITIONS, parse_page_ref
 from gantha.topics import scope
 
 MAX_SCORED_FORMS = 400  # a lemma with more forms and compounds is ranked by its own forms alone (speed)
 MAX_PREFIXES, MIN_PREFIX = 4, 2  # prefix* terms of one query (a one-letter prefix expands to ~1/20 of the words)
+# query text, on every surface: above any verse or sentence a reader pastes (the Bible's longest verse, Esther 8:9,
+# has 91 words and 529 characters in the KJV, the CUV's longest 63 words); each Pali word costs a lemma expansion
+MAX_QUERY_CHARS, MAX_QUERY_WORDS = 1_000, 100
 MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
 DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
 
@@ -30,6 +34,28 @@ DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other cor
 def canonical_forms(forms: tuple[str, ...]) -> tuple[str, ...]:
     """The forms asked for, canonical and each once (a lemma's thousands of compounds: kept per lemma)."""
     return tuple(dict.fromkeys(canon_word(f) for f in forms if f.strip()))
+
+
+def check_query(text: str) -> None:
+    """``invalid_query`` for query text over :data:`MAX_QUERY_CHARS` characters or :data:`MAX_QUERY_WORDS` words."""
+    if (chars := len(text)) > MAX_QUERY_CHARS:
+        raise SearchError("invalid_query", f"a query of {chars:,} characters: at most {MAX_QUERY_CHARS:,} characters")
+    if (count := len(words(text))) > MAX_QUERY_WORDS:
+        raise SearchError("invalid_query", f"a query of {count:,} words: at most {MAX_QUERY_WORDS} words")
+
+
+def refuse_unknown(store: Store, filters: dict[str, list[str]]) -> None:
+    """``unknown_language`` or ``unknown_channel``, naming those of the index, for a value it does not hold."""
+    channels = store.all_channels()
+    known = {
+        "language": {x for c in channels for x in (c.language, c.language.split("-")[0])},
+        "channel": {c.name for c in channels},
+    }
+    for name, values in known.items():
+        if bad := [v for v in filters.get(name, []) if v not in values]:
+            raise SearchError(
+                f"unknown_{name}", f"unknown {name} {bad[0]!r}; this index has {', '.join(sorted(values))}"
+            )
 
 
 def tag_groups(values: list[str]) -> list[list[str]]:
@@ -74,16 +100,7 @@ class Planner:
         for name, values in (("language", req.languages), ("channel", req.channels), ("corpus", req.corpora)):
             if vals := comma_list(values):
                 filters[name] = vals
-        channels = self.store.all_channels()
-        known = {
-            "language": {x for c in channels for x in (c.language, c.language.split("-")[0])},
-            "channel": {c.name for c in channels},
-        }
-        for name, values in known.items():
-            if bad := [v for v in filters.get(name, []) if v not in values]:
-                raise SearchError(
-                    f"unknown_{name}", f"unknown {name} {bad[0]!r}; this index has {', '.join(sorted(values))}"
-                )
+        refuse_unknown(self.store, filters)
         if kinds := comma_list(req.resource_types):  # the original API's resource types: corpora and channels
             try:
                 corpora, channels = resources.channels_of(kinds, self.store.records())

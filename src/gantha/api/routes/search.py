@@ -13,7 +13,9 @@ from gantha.api.live import LiveIndex
 from gantha.api.responses import CompactSearchEnvelope, SearchData, SearchEnvelope
 from gantha.model import MAX_LIMIT, MAX_OFFSET, QueryInfo, SearchMode, SearchRequest, comma_list
 from gantha.research import Research
+from gantha.research.similar import MAX_SIMILAR_CHARS
 from gantha.search.errors import SearchError
+from gantha.search.plan import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from gantha.search.service import compact
 
 
@@ -22,7 +24,14 @@ def router(index: LiveIndex) -> APIRouter:
 
     @api.get("/api/v3/search", summary="Search passages", responses=ERRORS)
     def search(
-        q: Annotated[str, Query(description='words, "a phrase", -excluded, prefix*; any script or ASCII scheme')] = "",
+        q: Annotated[
+            str,
+            Query(
+                max_length=MAX_QUERY_CHARS,
+                description='words, "a phrase", -excluded, prefix*; any script or ASCII scheme '
+                f"(at most {MAX_QUERY_WORDS} words)",
+            ),
+        ] = "",
         search_mode: SearchMode = SearchMode.FUZZY,
         resource_type: Annotated[
             str | None,
@@ -74,7 +83,8 @@ def router(index: LiveIndex) -> APIRouter:
         ] = None,
         related_id: Annotated[str | None, Query(description="a verse reference: Rom 3:24, 罗马书 3:24")] = None,
         similar: Annotated[
-            str | None, Query(max_length=500, description="sentences like this one, whatever the inflection")
+            str | None,
+            Query(max_length=MAX_SIMILAR_CHARS, description="sentences like this one, whatever the inflection"),
         ] = None,
     ) -> SearchEnvelope | CompactSearchEnvelope:
         check_page(page, page_size)

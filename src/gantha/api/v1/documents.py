@@ -8,6 +8,7 @@ answers that task again.
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 from typing import Annotated
@@ -39,6 +40,7 @@ from gantha.tasks import save_upload
 from gantha.topics import scope
 
 MAX_UPLOAD = 50 * 2**20
+MAX_NAME = 255  # bytes of an upload's file name in UTF-8: the longest a file system keeps (NAME_MAX)
 STATES = "^(queued|running|done|failed)$"
 
 
@@ -257,7 +259,7 @@ async def _upload(request: Request, store: Store) -> dict[str, str]:
     upload = form.get("file")
     if upload is None or isinstance(upload, str):
         raise ApiError(400, "invalid_parameter", "multipart upload needs a 'file' field")
-    name = upload.filename or ""
+    name = _upload_name(upload.filename or "")
     data = await upload.read()
     if len(data) > MAX_UPLOAD:
         raise ApiError(413, "too_large", f"upload larger than {MAX_UPLOAD // 2**20} MiB")
@@ -273,6 +275,20 @@ async def _upload(request: Request, store: Store) -> dict[str, str]:
     return {"source": source, "path": str(path), "upload": name}
 
 
+def _upload_name(filename: str) -> str:
+    """An upload's file name without its folders (``/`` or ``\\``); 400 for none, or one no file system keeps."""
+    name = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    if not name.strip(". "):
+        raise ApiError(400, "invalid_parameter", f"invalid file name {filename!r}: the upload needs a file name")
+    if len(name.encode()) > MAX_NAME:
+        raise ApiError(
+            400,
+            "invalid_parameter",
+            f"file name too long: {len(name.encode()):,} bytes in UTF-8, at most {MAX_NAME} bytes — rename the file",
+        )
+    return name
+
+
 async def _server_path(request: Request) -> dict[str, str]:
     """The task parameters of JSON ``{source, path}``: a path inside ``GANTHA_INGEST_ROOTS`` only."""
     try:
@@ -281,15 +297,45 @@ async def _server_path(request: Request) -> dict[str, str]:
         raise ApiError(422, "invalid_request", f"expected JSON {{source, path}}: {exc}") from exc
     if body.source not in SOURCES:
         raise ApiError(400, "invalid_parameter", f"unknown source {body.source!r}; one of {', '.join(SOURCES)}")
-    target = Path(body.path).resolve() if body.path.strip() else None
     roots = settings().allowed_roots()
-    if target is None or not any(target == r or target.is_relative_to(r) for r in roots):
+    if not roots:
         raise ApiError(
             403,
             "forbidden_path",
-            f"{body.path!r} is outside the folders the server ingests from "
+            "the server ingests no server path unless GANTHA_INGEST_ROOTS names the folders it may read "
+            "— upload the file instead",
+        )
+    target = Path(body.path).resolve() if body.path.strip() else None
+    outside = _outside(target, roots) if target else Path()
+    if outside is not None:
+        via = f" (by its link {outside})" if target and outside != target else ""
+        raise ApiError(
+            403,
+            "forbidden_path",
+            f"{body.path!r}{via} is outside the folders the server ingests from "
             f"({', '.join(map(str, roots))}; GANTHA_INGEST_ROOTS) — upload the file instead",
         )
     if not target.exists():
         raise ApiError(400, "invalid_parameter", f"no such file or folder on the server: {body.path}")
     return {"source": body.source, "path": str(target)}
+
+
+def _outside(target: Path, roots: list[Path]) -> Path | None:
+    """``target`` (resolved) if it lies outside ``roots``; else, for a folder, the first file or folder in it
+    whose links lead outside them (the ingesters follow links), or None."""
+
+    def inside(path: Path) -> bool:
+        return any(path == r or path.is_relative_to(r) for r in roots)
+
+    if not inside(target):
+        return target
+    seen: set[Path] = set()
+    for folder, dirs, files in os.walk(target, followlinks=True):
+        if (real := Path(folder).resolve()) in seen:  # a link back up: walked already
+            dirs.clear()
+            continue
+        seen.add(real)
+        for name in dirs + files:
+            if not inside((Path(folder) / name).resolve()):
+                return Path(folder) / name
+    return None

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from gantha.api.responses import HealthData, SearchData
 from gantha.model import MAX_LIMIT, MAX_OFFSET, QueryInfo, SearchMode
 from gantha.research.tree import OutlineTree
+from gantha.search.plan import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from gantha.store.queue import Task
 
 Granularity = Literal["paragraph", "sentence", "book", "chapter", "sutta", "section", "auto"]
@@ -156,7 +157,12 @@ class KnowledgeQuery(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field("", description='words, "a phrase", -excluded, prefix*; any script or ASCII scheme')
+    query: str = Field(
+        "",
+        max_length=MAX_QUERY_CHARS,
+        description='words, "a phrase", -excluded, prefix*; any script or ASCII scheme '
+        f"(at most {MAX_QUERY_WORDS} words)",
+    )
     granularity: Granularity | None = Field(
         None,
         description="paragraph (default), sentence, or whole texts: book, chapter, sutta, section (data.nodes), "
