@@ -1,6 +1,9 @@
 """HTTP throughput at concurrency 8 for simple queries, against a real `gantha serve`.
 
-python bench/throughput.py [--workers N] [--seconds S]      (run bench/ingest.py first)
+python bench/throughput.py [--workers N] [--seconds S] [--path P ...]      (run bench/ingest.py first)
+
+``--path`` replaces the mix of simple queries (e.g. ``--path '/api/v3/search?q=dhamma&page_size=10'``, the
+query the hardening issue measured).
 
 Uses wrk when it is installed (a C load generator: apt install wrk), else an asyncio httpx client,
 which shares the CPU with the server and so reports a lower bound.
@@ -39,9 +42,9 @@ PATHS = [
 CONCURRENCY = 8
 
 
-def _wrk(base: str, seconds: int) -> dict:
+def _wrk(base: str, seconds: int, paths: list[str]) -> dict:
     script = Path(tempfile.mkdtemp()) / "paths.lua"
-    lua_paths = ", ".join(f'"{p}"' for p in PATHS)
+    lua_paths = ", ".join(f'"{p}"' for p in paths)
     script.write_text(
         f"paths = {{{lua_paths}}}\ni = 0\nrequest = function()\n i = i % #paths + 1\n"
         "  return wrk.format(nil, paths[i])\nend\n"
@@ -58,7 +61,7 @@ def _wrk(base: str, seconds: int) -> dict:
     return {"tool": "wrk", "requests_per_s": rps, "latency": lat, "non_2xx": int(errors.group(1)) if errors else 0}
 
 
-async def _python_client(base: str, seconds: int) -> dict:
+async def _python_client(base: str, seconds: int, paths: list[str]) -> dict:
     latencies: list[float] = []
     errors = 0
     stop = time.perf_counter() + seconds
@@ -67,7 +70,7 @@ async def _python_client(base: str, seconds: int) -> dict:
         nonlocal errors
         while time.perf_counter() < stop:
             t = time.perf_counter()
-            r = await client.get(random.choice(PATHS))
+            r = await client.get(random.choice(paths))
             latencies.append((time.perf_counter() - t) * 1000)
             errors += r.status_code != 200
 
@@ -87,11 +90,16 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--path", action="append", help="a request path to send instead of the mix (repeatable)")
     args = ap.parse_args()
-    server, base = serve(str(INDEX), args.workers, PATHS)  # every worker's caches warmed
+    paths = args.path or PATHS
+    server, base = serve(str(INDEX), args.workers, paths)  # every worker's caches warmed
     try:
-        result = _wrk(base, args.seconds) if shutil.which("wrk") else asyncio.run(_python_client(base, args.seconds))
-        result.update(workers=args.workers, concurrency=CONCURRENCY, seconds=args.seconds)
+        if shutil.which("wrk"):
+            result = _wrk(base, args.seconds, paths)
+        else:
+            result = asyncio.run(_python_client(base, args.seconds, paths))
+        result.update(workers=args.workers, concurrency=CONCURRENCY, seconds=args.seconds, paths=paths)
         print(json.dumps(result, indent=2))
     finally:
         server.terminate()

@@ -125,6 +125,8 @@ def test_distribution_bars_link_to_filtered_search(page, base):
     bar = page.locator("svg a").first
     bar.wait_for()
     assert page.locator("svg rect").count() >= 2
+    swatch = page.locator(".legend span").first.evaluate("el => getComputedStyle(el, '::before').backgroundColor")
+    assert swatch not in ("", "rgba(0, 0, 0, 0)")  # the category's colour, set without an inline style
     bar.click()
     page.wait_for_url("**/?*book=*")
     page.locator("article.hit").first.wait_for()

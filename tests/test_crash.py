@@ -1,9 +1,11 @@
 """``kill -9`` at several moments of every ingest phase (CST, word analysis, grammar, dictionaries,
-Burmese, SuttaCentral, Bible, vectors) leaves the last committed state consistent, and the re-run
-completes the job: the index then equals the one a clean run built, table by table.
+Burmese, SuttaCentral, Bible, vectors, summaries; each ingest ends by classifying what changed) leaves the
+last committed state consistent, and the re-run completes the job: the index then equals the one a clean
+run built, table by table.
 
-Each phase runs as ``gantha ingest`` / ``gantha embed`` in a process killed at a quarter, half and three
-quarters of the time the clean run of that phase took (two moments for the short phases).
+Each phase runs as ``gantha ingest`` / ``gantha embed`` / ``gantha summarize`` in a process killed at a
+quarter, half and three quarters of the time the clean run of that phase took (two moments for the short
+phases).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ def _phases(tmp: Path) -> list[tuple[str, list[str], tuple[float, ...]]]:
         ("suttacentral", ["ingest", "suttacentral", str(DATA / "suttacentral")], (0.25, 0.5, 0.75)),
         ("bible", ["ingest", "bible", str(bible)], (0.3, 0.7)),
         ("vectors", ["embed", "--corpus", "bible,cst:en"], (0.3, 0.7)),
+        ("summaries", ["summarize", "--no-model"], (0.3, 0.7)),
     ]
 
 

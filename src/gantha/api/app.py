@@ -41,7 +41,7 @@ MAX_BODY = 2**20  # bytes of a request body outside uploads (a chat question, an
 # the pages' Content-Security-Policy: their own scripts, styles, fonts and API only, images of their own or inline
 # (the favicon), style attributes (the distribution chart's legend colours); no plugins, no <base>, no framing
 PAGE_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'"
 )

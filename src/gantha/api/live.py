@@ -8,10 +8,16 @@ vocabulary changed: word families computed again) delays requests once, not each
 large index never makes readers queue behind its reopening. After a reopen the next
 waits as long as it took, so an ingest that commits often keeps at most half a core busy reopening.
 The index replaced is closed ``RETIRE_AFTER`` seconds later, when no request can still be reading it.
+
+An open index is hundreds of thousands of Python objects (word families, outlines, lexicon caches) that
+live as long as it does: they are frozen out of the garbage collector's full passes (``gc.freeze``), which
+otherwise stop every request for a third of a second now and then; the index replaced is unfrozen and
+collected once when it is retired.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -74,9 +80,7 @@ class LiveIndex:
                 old = self._research
                 self._install(research)
             if old is not None:
-                retire = threading.Timer(RETIRE_AFTER, old.store.close)
-                retire.daemon = True
-                retire.start()
+                _retire_later(old)
         except Exception as exc:  # mid-write or unreadable now: the open index answers, the next request retries
             log.warning("reopening the index at %s failed: %s", self.location, exc)
         finally:
@@ -87,9 +91,26 @@ class LiveIndex:
 
     def _install(self, research: Research) -> None:
         self._research, self._generation, self._agent = research, research.store.generation(), None
+        gc.freeze()  # what the index holds now is not traversed by full collections
 
     def agent(self) -> Agent:
         research = self.research()
         if self._agent is None:
             self._agent = agent_from_settings(research, settings())
         return self._agent
+
+
+def _retire_later(old: Research) -> None:
+    """In ``RETIRE_AFTER`` seconds, when no request reads it any more, close an index replaced and collect
+    what it held (frozen with it), freezing the rest again."""
+    held = [old]
+
+    def retire() -> None:
+        held.pop().store.close()
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+
+    timer = threading.Timer(RETIRE_AFTER, retire)
+    timer.daemon = True
+    timer.start()

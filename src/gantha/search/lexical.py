@@ -87,8 +87,8 @@ class LexicalSearch:
         if kept and kept.head is not None and window == LEMMA_WINDOW:
             head, rest = kept.head, []
         else:
-            scored = [replace(c, kind="set") for c in sq.scoring if c.field == "exact"]
-            narrowed = replace(sq, must=[c for c in sq.must if c.kind != "set"] + scored) if scored else sq
+            scored = [c for c in sq.scoring if c.field == "exact"]  # the forms ranked: they select the window too
+            narrowed = replace(sq, must=[c for c in sq.must if c.kind != "set"] + scored, scoring=[]) if scored else sq
             top = self.store.search(replace(narrowed, limit=window, offset=0, aggregate=()))
             if window > top.total:  # the window is not full: the compound-only paragraphs may follow
                 kept = kept or counting.result()

@@ -25,7 +25,7 @@ function chart(word, expand, data) {
     }
     y += 8;
   }
-  const legend = groups.map(([c]) => `<span style="--c:${COLOURS[c]}">${esc(categoryName(c))}</span>`).join("");
+  const legend = groups.map(([c]) => `<span data-category="${esc(c)}">${esc(categoryName(c))}</span>`).join("");
   return `<div class="legend">${legend}</div>
     <svg viewBox="0 0 ${labelW + barW + 60} ${y}" role="img" aria-label="${esc(t("dist.title"))}">${rows.join("")}</svg>`;
 }
@@ -38,6 +38,9 @@ async function show(word, expand) {
     const data = await api(`/api/v3/dist?${p}`);
     $("status").textContent = t("dist.total", { total: data.total, books: data.books.length }) + (data.forms.length ? ` · ${data.forms.join(", ")}` : "");
     $("chart").innerHTML = chart(word, expand, data);
+    for (const el of $("chart").querySelectorAll(".legend span")) {
+      el.style.setProperty("--c", COLOURS[el.dataset.category] || "gray"); // through the CSSOM: no inline style
+    }
   } catch (err) {
     $("status").textContent = "";
     $("chart").innerHTML = `<div class="banner error" role="alert">${esc(err.message)}</div>`;
