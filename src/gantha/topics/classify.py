@@ -4,8 +4,9 @@ A node (a book, an uploaded document, a chapter) is represented by one vector, t
 
 * its passages' own vectors in the vector index (the aligned English of the canon, a Bible's verses, a
   Markdown document's chunks), counted twice, where it has any;
-* the embedding of its profile: book title, chapter heading and extractive summary (from the
-  English where the canon has it; a Pali text's summary and heading read through the lexicon's English
+* the embedding of its profile: book title, where the edition files the book (CST's table of contents:
+  "Byākaraṇa gantha-saṅgaho", the grammars), chapter heading and extractive summary (from the English
+  where the canon has it; a Pali text's summary, heading and filing read through the lexicon's English
   dictionary meanings, word by word — :class:`PaliGloss`);
 * its context: a chapter its book's vector; a commentary or subcommentary book the vectors of the root
   texts it explains (``s0502a.att`` → ``s0502m.mul``), where it has none of its own.
@@ -40,7 +41,7 @@ from gantha.text.sentences import split
 from gantha.text.summary import central
 from gantha.topics.taxonomy import UNCATEGORIZED, Taxonomy
 
-METHOD = "1"  # changes when the way topics are computed does: every book is classified again
+METHOD = "2"  # changes when the way topics are computed does: every book is classified again
 SKIPPED_CORPORA = frozenset({"dict"})  # dictionary entries are not documents with a topic
 SAMPLE = 240  # paragraphs a node's summary and vector are drawn from (an even sample of a long node)
 TAG_MIN = 0.10  # confidence from which another category is a soft tag
@@ -212,13 +213,16 @@ class IndexClassifier:
                 chapters.setdefault(p.chapter, _Node(p.chapter, p.chapter_title)).passages.append(p)
         nodes += list(chapters.values())
         profiles = []
+        catalogue = " ".join(first.group_path[1:])  # where the edition files it: "Byākaraṇa gantha-saṅgaho"
         for node in nodes:
             sample = [p for p in _sample(node.passages) if p.coordinate in text_of]
             texts = [text_of[p.coordinate] for p in sample]
             summary = " ".join(central([s for t in texts for s in split(t)])) if texts else ""
             heading = first.title if node.chapter == 0 else f"{first.title}. {node.title}"
             if sample and sum(p.coordinate not in translated for p in sample) > len(sample) / 2:
-                summary = self.gloss(f"{node.title} {summary}")  # a Pali text: its words' English meanings
+                summary = self.gloss(f"{catalogue} {node.title} {summary}")  # a Pali text: its words' English
+            elif catalogue:
+                summary = f"{catalogue}. {summary}"
             profiles.append(f"{heading}. {summary}")
         embedded = self.embedder.encode(profiles)
         context_vectors = [v for r in context if (v := self.book_vector(r.info.corpus, r.info.book)) is not None]
