@@ -3,7 +3,9 @@
 python bench/throughput.py [--workers N] [--seconds S] [--path P ...]      (run bench/ingest.py first)
 
 ``--path`` replaces the mix of simple queries (e.g. ``--path '/api/v3/search?q=dhamma&page_size=10'``, the
-query the hardening issue measured).
+query the hardening issue measured). The server keeps the answers of recent searches: a repeated query is
+answered from them. ``--uncached`` makes every request distinct (a counter appended as an unknown
+parameter), so each one is searched.
 
 Uses wrk when it is installed (a C load generator: apt install wrk), else an asyncio httpx client,
 which shares the CPU with the server and so reports a lower bound.
@@ -42,12 +44,13 @@ PATHS = [
 CONCURRENCY = 8
 
 
-def _wrk(base: str, seconds: int, paths: list[str]) -> dict:
+def _wrk(base: str, seconds: int, paths: list[str], uncached: bool = False) -> dict:
     script = Path(tempfile.mkdtemp()) / "paths.lua"
     lua_paths = ", ".join(f'"{p}"' for p in paths)
+    suffix = ' .. "&n=" .. n' if uncached else ""
     script.write_text(
-        f"paths = {{{lua_paths}}}\ni = 0\nrequest = function()\n i = i % #paths + 1\n"
-        "  return wrk.format(nil, paths[i])\nend\n"
+        f"paths = {{{lua_paths}}}\ni = 0\nn = math.random(1, 1000000000)\nrequest = function()\n"
+        f"  i = i % #paths + 1\n  n = n + 1\n  return wrk.format(nil, paths[i]{suffix})\nend\n"
     )
     out = subprocess.run(
         ["wrk", "-t2", f"-c{CONCURRENCY}", f"-d{seconds}s", "--latency", "-s", str(script), base],
@@ -61,7 +64,7 @@ def _wrk(base: str, seconds: int, paths: list[str]) -> dict:
     return {"tool": "wrk", "requests_per_s": rps, "latency": lat, "non_2xx": int(errors.group(1)) if errors else 0}
 
 
-async def _python_client(base: str, seconds: int, paths: list[str]) -> dict:
+async def _python_client(base: str, seconds: int, paths: list[str], uncached: bool = False) -> dict:
     latencies: list[float] = []
     errors = 0
     stop = time.perf_counter() + seconds
@@ -70,7 +73,8 @@ async def _python_client(base: str, seconds: int, paths: list[str]) -> dict:
         nonlocal errors
         while time.perf_counter() < stop:
             t = time.perf_counter()
-            r = await client.get(random.choice(paths))
+            path = random.choice(paths) + (f"&n={random.getrandbits(48)}" if uncached else "")
+            r = await client.get(path)
             latencies.append((time.perf_counter() - t) * 1000)
             errors += r.status_code != 200
 
@@ -91,15 +95,18 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--path", action="append", help="a request path to send instead of the mix (repeatable)")
+    ap.add_argument("--uncached", action="store_true", help="every request distinct: none answered from kept answers")
     args = ap.parse_args()
     paths = args.path or PATHS
     server, base = serve(str(INDEX), args.workers, paths)  # every worker's caches warmed
     try:
         if shutil.which("wrk"):
-            result = _wrk(base, args.seconds, paths)
+            result = _wrk(base, args.seconds, paths, args.uncached)
         else:
-            result = asyncio.run(_python_client(base, args.seconds, paths))
-        result.update(workers=args.workers, concurrency=CONCURRENCY, seconds=args.seconds, paths=paths)
+            result = asyncio.run(_python_client(base, args.seconds, paths, args.uncached))
+        result.update(
+            workers=args.workers, concurrency=CONCURRENCY, seconds=args.seconds, paths=paths, uncached=args.uncached
+        )
         print(json.dumps(result, indent=2))
     finally:
         server.terminate()

@@ -154,3 +154,29 @@ def test_semantic_without_vectors_is_a_clear_400(tmp_path, small_cst):
     store.close()
     r = TestClient(create_app(tmp_path)).get("/api/v3/search", params={"q": "x", "search_mode": "semantic"})
     assert r.status_code == 400 and r.json()["error"]["code"] == "mode_unavailable"
+
+
+def test_the_same_search_again_is_answered_from_the_kept_answers_until_the_index_changes(tmp_path):
+    from gantha.ingest import ingest_markdown
+    from gantha.store.embedded import EmbeddedStore
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "one.md").write_text("# One\n\nThe quixotrine observance falls on the full moon.\n", encoding="utf-8")
+    store = EmbeddedStore(tmp_path / "index")
+    ingest_markdown(store, docs)
+    store.close()
+    client = TestClient(create_app(str(tmp_path / "index")))
+    params = {"q": "quixotrine", "page_size": 5}
+    first, again = client.get("/api/v3/search", params=params), client.get("/api/v3/search", params=params)
+    assert first.headers["x-gantha-cache"] == "miss" and again.headers["x-gantha-cache"] == "hit"
+    assert {**first.json()["data"], "took": 0} == {**again.json()["data"], "took": 0} and again.json()["data"][
+        "total"
+    ] == 1
+    assert client.get("/api/v3/search", params={**params, "page_size": 4}).headers["x-gantha-cache"] == "miss"
+    (docs / "two.md").write_text("# Two\n\nAnother quixotrine rite.\n", encoding="utf-8")
+    store = EmbeddedStore(tmp_path / "index")
+    ingest_markdown(store, docs)
+    store.close()
+    changed = client.get("/api/v3/search", params=params)  # a write: the kept answers no longer stand
+    assert changed.headers["x-gantha-cache"] == "miss" and changed.json()["data"]["total"] == 2

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from gantha import deadline
 from gantha.api.app import MAX_BODY, create_app
-from gantha.api.bounded import DeadlineMiddleware
+from gantha.api.bounded import DeadlineMiddleware, OneHeavy, heavy
 from gantha.api.cli import app as cli_app
 from gantha.config import settings
 from gantha.corpus.files import MAX_DECOMPRESSED, SourceError, read_bytes
@@ -365,3 +365,43 @@ def test_the_longest_similar_sentence_answers_quickly_and_finds_its_paragraph(cl
     assert _error(client.get("/api/v3/search", params={"similar": paragraph[:501]}), 422) == "invalid_parameter"
     with pytest.raises(SearchError, match="at most 500 characters"):
         research.similar(paragraph[:501])  # the CLI's gantha search --similar
+
+
+def test_heavy_requests_take_turns_across_the_servers_processes(tmp_path):
+    """Similar-sentence and wildcard searches run one at a time (a file lock per index), each waiting its turn
+    under its own deadline: they can take one core, never every core."""
+
+    def scope(path: str, query: str = "") -> dict:
+        return {"type": "http", "path": path, "query_string": query.encode()}
+
+    assert heavy(scope("/api/v3/similar", "sentence=sabbe")) and heavy(scope("/api/v3/search", "similar=sabbe"))
+    assert heavy(scope("/api/v3/search", "q=pari%2A")) and heavy(scope("/api/v3/search", "q=%2Aparivasam"))
+    assert not heavy(scope("/api/v3/search", "q=parivasa")) and not heavy(scope("/api/v3/get", "coordinates=x"))
+    one, other = OneHeavy(str(tmp_path / "index")), OneHeavy(str(tmp_path / "index"))  # two server processes
+    order: list[str] = []
+
+    async def request(gate: OneHeavy, name: str, seconds: float, wait: float) -> None:
+        async with gate.turn(deadline.Deadline(wait)):
+            order.append(f"{name} in")
+            await asyncio.sleep(seconds)
+            order.append(f"{name} out")
+
+    async def both() -> None:
+        first = asyncio.create_task(request(one, "first", 0.3, 5))
+        await asyncio.sleep(0.05)
+        await request(other, "second", 0, 5)
+        await first
+
+    asyncio.run(both())
+    assert order == ["first in", "first out", "second in", "second out"]
+
+    async def impatient() -> float:  # a request whose deadline passes while it waits goes on, to be stopped
+        started = time.monotonic()
+        first = asyncio.create_task(request(one, "long", 1.0, 5))
+        await asyncio.sleep(0.05)
+        await request(other, "short", 0, 0.2)
+        waited = time.monotonic() - started
+        await first
+        return waited
+
+    assert asyncio.run(impatient()) < 0.8

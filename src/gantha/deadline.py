@@ -41,6 +41,10 @@ class Deadline:
     def gone(self) -> bool:
         return self._gone.is_set()
 
+    def expired(self) -> bool:
+        """Whether the time is up or the client has left (what ``check`` would raise for)."""
+        return self._gone.is_set() or time.monotonic() > self.ends
+
     def check(self) -> None:
         if self._gone.is_set():
             raise DeadlineExceeded("the client closed the connection; the request was cancelled", gone=True)

@@ -22,7 +22,7 @@ from starlette.types import Scope
 
 from gantha import __version__
 from gantha.api import pages, v1
-from gantha.api.bounded import BodyLimitMiddleware, DeadlineMiddleware
+from gantha.api.bounded import BodyLimitMiddleware, DeadlineMiddleware, OneHeavy
 from gantha.api.live import LiveIndex
 from gantha.api.routes import chat, search, status, verbs
 from gantha.api.v1.documents import MAX_UPLOAD
@@ -110,7 +110,9 @@ def create_app(location: str | Path) -> FastAPI:
             response.headers.setdefault(name, value)
         return response
 
-    app.add_middleware(DeadlineMiddleware, seconds=settings().request_timeout)  # sees disconnects
+    app.add_middleware(  # sees disconnects; one heavy request at a time per index
+        DeadlineMiddleware, seconds=settings().request_timeout, heavy=OneHeavy(index.location)
+    )
     app.add_middleware(BodyLimitMiddleware, limit=_body_limit, refuse=_too_large)  # outermost: reads the body first
 
     _handle_errors(app)

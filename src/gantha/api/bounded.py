@@ -7,6 +7,11 @@ the body is read it keeps listening, and a disconnect marks the deadline so the 
 its next check. The chat (a model may take minutes; it has ``GANTHA_LLM_TIMEOUT``) and the document
 service's routes other than its search (their work is queued as tasks) are left alone.
 
+Heavy requests — a similar-sentence search, a query with ``prefix*`` or ``*wildcard`` terms (each a scan of
+the term dictionary) — run one at a time across the server's workers (:class:`OneHeavy`: a file lock per
+index), waiting their turn under their deadline: they may use one core, never all of them, so a client
+sending them cannot starve the ordinary searches of everyone else.
+
 :class:`BodyLimitMiddleware` counts the bytes of a body as they arrive, whether or not a Content-Length
 was declared (chunked transfer): the request is answered 413 as soon as the limit is passed.
 """
@@ -14,8 +19,14 @@ was declared (chunked transfer): the request is answered 413 as soon as the limi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+import fcntl
+import hashlib
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from starlette.datastructures import Headers
 from starlette.responses import Response
@@ -27,9 +38,49 @@ UNBOUNDED = ("/api/v3/chat", "/api/v1/")  # path prefixes not under the deadline
 BOUNDED = ("/api/v1/search",)  # … except these
 
 
+HEAVY_PATHS = ("/api/v3/similar",)
+POLL = 0.01  # seconds between two tries of a heavy request's turn
+
+
+def heavy(scope: Scope) -> bool:
+    """Whether a request is one of the heavy kinds (see the module docstring)."""
+    path = scope.get("path", "")
+    if path.startswith(HEAVY_PATHS):
+        return True
+    if path != "/api/v3/search":
+        return False
+    params = parse_qs(scope.get("query_string", b"").decode("utf-8", "replace"))
+    return "similar" in params or any("*" in q for q in params.get("q", []))
+
+
+class OneHeavy:
+    """One heavy request at a time among the processes serving one index (an exclusive file lock)."""
+
+    def __init__(self, location: str):
+        digest = hashlib.sha1(location.encode()).hexdigest()[:16]
+        self.path = Path(tempfile.gettempdir()) / f"gantha-heavy-{digest}.lock"
+
+    @contextlib.asynccontextmanager
+    async def turn(self, deadline: Deadline) -> AsyncIterator[None]:
+        """Wait for the turn (or until the deadline passes: the request then stops at its first check)."""
+        with open(self.path, "a") as lock:
+            held = False
+            while not held and not deadline.expired():
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    held = True
+                except BlockingIOError:
+                    await asyncio.sleep(POLL)
+            try:
+                yield
+            finally:
+                if held:
+                    fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 class DeadlineMiddleware:
-    def __init__(self, app: ASGIApp, seconds: float):
-        self.app, self.seconds = app, seconds
+    def __init__(self, app: ASGIApp, seconds: float, heavy: OneHeavy | None = None):
+        self.app, self.seconds, self.heavy = app, seconds, heavy
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
@@ -44,8 +95,10 @@ class DeadlineMiddleware:
         messages: asyncio.Queue[Message] = asyncio.Queue()
         listener = asyncio.create_task(_listen(receive, messages, deadline))
         try:
-            with bounded(deadline):
-                await self.app(scope, messages.get, send)
+            turn = self.heavy.turn(deadline) if self.heavy and heavy(scope) else contextlib.nullcontext()
+            async with turn:
+                with bounded(deadline):
+                    await self.app(scope, messages.get, send)
         finally:
             listener.cancel()
 

@@ -1,11 +1,18 @@
-"""``GET /api/v3/search``, in the original design's contract (page, page_size, resource_type, results)."""
+"""``GET /api/v3/search``, in the original design's contract (page, page_size, resource_type, results).
+
+The answers of the last :data:`ANSWERS_KEPT` distinct requests are kept while the index is unchanged (its
+generation is part of the key): the same search asked again — a page reloaded, an agent's repeated call,
+a popular word — is answered from them, with its own ``took`` and the header ``X-Gantha-Cache: hit``.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import time
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse
+import orjson
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
 
 from gantha.api import contract
 from gantha.api.errors import ERRORS
@@ -14,16 +21,21 @@ from gantha.api.responses import CompactSearchEnvelope, SearchData, SearchEnvelo
 from gantha.model import MAX_LIMIT, MAX_OFFSET, QueryInfo, SearchMode, SearchRequest, comma_list
 from gantha.research import Research
 from gantha.research.similar import MAX_SIMILAR_CHARS
+from gantha.search.counts import Kept
 from gantha.search.errors import SearchError
 from gantha.search.plan import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from gantha.search.service import compact
 
+ANSWERS_KEPT = 256  # distinct search requests whose answers are kept while the index is unchanged
+
 
 def router(index: LiveIndex) -> APIRouter:
     api = APIRouter()
+    answers: Kept[dict[str, Any]] = Kept(ANSWERS_KEPT)
 
     @api.get("/api/v3/search", summary="Search passages", responses=ERRORS)
     def search(
+        request: Request,
         q: Annotated[
             str,
             Query(
@@ -87,6 +99,11 @@ def router(index: LiveIndex) -> APIRouter:
             Query(max_length=MAX_SIMILAR_CHARS, description="sentences like this one, whatever the inflection"),
         ] = None,
     ) -> SearchEnvelope | CompactSearchEnvelope:
+        started = time.perf_counter()
+        research = index.research()
+        key = (research.store.generation(), tuple(sorted(request.query_params.multi_items())))
+        if (kept := answers.get(key)) is not None:
+            return _json({**kept, "data": {**kept["data"], "took": _ms(started)}}, cached=True)
         check_page(page, page_size)
         req = SearchRequest(
             q=q,
@@ -110,13 +127,24 @@ def router(index: LiveIndex) -> APIRouter:
             order=order,
             related_id=related_id,
         )
-        data, query_info = answer(index.research(), req, lemma=lemma, similar=similar)
-        envelope = SearchEnvelope(data=data, query_info=query_info)
+        data, query_info = answer(research, req, lemma=lemma, similar=similar)
+        body = SearchEnvelope(data=data, query_info=query_info).model_dump(mode="json")
         if fields:  # compact hits: plain JSON of the fields asked for
-            return JSONResponse(compact(envelope.model_dump(mode="json"), comma_list(fields)))
-        return envelope
+            body = compact(body, comma_list(fields))
+        answers.put(key, body)
+        return _json(body)
 
     return api
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)
+
+
+def _json(body: dict[str, Any], cached: bool = False) -> Response:
+    return Response(
+        orjson.dumps(body), media_type="application/json", headers={"X-Gantha-Cache": "hit" if cached else "miss"}
+    )
 
 
 def check_page(page: int, page_size: int) -> None:
