@@ -14,6 +14,7 @@ TOP_PREFIX_LEN = 3  # suggestions for prefixes this short are precomputed
 TOP_PER_PREFIX = 20
 LAST = "\U0010ffff"  # above every character: ``>= p AND < p + LAST`` is a prefix range
 CHANNEL = "pali"  # the channel whose words the vocabulary holds: writes to other channels leave it as it is
+VOCAB_INDEXES = {"vocab_fold": "vocab (fold)", "vocab_form": "vocab (form)", "vocab_rev": "vocab (rev)"}
 STALE = "vocabulary_stale"  # meta key: Pali documents were committed after the vocabulary was tabulated
 
 
@@ -30,7 +31,9 @@ class Vocabulary:
         """Tabulate every Pali word form (folded, as written, reversed, paragraphs, bold paragraphs) in one
         transaction: readers see the old vocabulary until the new one is complete, and a crash leaves the old."""
         terms, bold = self._pali_terms()
-        rows = [(fold(form), form, form[::-1], n, min(n, bold.get(form, 0))) for form, n in terms if n > 0]
+        forms = [(form, n) for form, n in terms if n > 0]
+        folded = fold("\n".join(form for form, _ in forms)).split("\n") if forms else []  # one pass, not 955,000
+        rows = [(f, form, form[::-1], n, min(n, bold.get(form, 0))) for f, (form, n) in zip(folded, forms, strict=True)]
         top: dict[str, list[tuple[Any, ...]]] = {}
         for folded, form, _, n, _ in rows:  # already most frequent first
             for k in range(1, min(TOP_PREFIX_LEN, len(folded)) + 1):
@@ -44,10 +47,15 @@ class Vocabulary:
                 (str(time.time_ns()),),
             )
             self.db.execute("DELETE FROM meta WHERE key=?", (STALE,))
+            bulk = self.db.dialect == "sqlite"  # PostgreSQL keeps its indexes: readers would wait for new ones
+            for name in VOCAB_INDEXES if bulk else ():  # built after the rows: 2.5x faster than kept up to date
+                self.db.execute(f"DROP INDEX IF EXISTS {name}")
             self.db.execute("DELETE FROM vocab")
             self.db.execute("DELETE FROM vocab_top")
             self.db.insert("vocab", rows, 5)
             self.db.insert("vocab_top", (r for b in top.values() for r in b), 5)
+            for name, columns in VOCAB_INDEXES.items() if bulk else ():
+                self.db.execute(f"CREATE INDEX {name} ON {columns}")
         return len(rows)
 
     def mark_vocabulary_stale(self) -> None:

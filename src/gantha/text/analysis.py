@@ -4,14 +4,15 @@ everything else is split into words, then folded (fuzzy) or kept canonical (exac
 from __future__ import annotations
 
 from gantha.text import chinese
-from gantha.text.pali import WORD_RE, canon, fold
+from gantha.text.pali import WORD_RE, canon, unaccent
 
 
 def index_texts(text: str) -> tuple[str, str]:
     """The (folded, exact) text the index tokenizes; Chinese words come out separated by spaces."""
     if chinese.has_chinese(text):
         text = " ".join(w for w, _, _ in word_spans(text))
-    return fold(text), canon(text)
+    canonical = canon(text)
+    return unaccent(canonical), canonical
 
 
 def word_spans(text: str) -> list[tuple[str, int, int]]:

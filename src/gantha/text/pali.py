@@ -52,7 +52,11 @@ def canon_word(word: str) -> str:
 
 def fold(text: str) -> str:
     """Diacritic-free form: ``mettā`` → ``metta``, ``saṃyutta`` → ``samyutta``."""
-    text = canon(text)
+    return unaccent(canon(text))
+
+
+def unaccent(text: str) -> str:
+    """``fold`` of a text already canonical (``canon``)."""
     if text.isascii():
         return text
     for accented, plain in _PALI_FOLDS:
