@@ -16,7 +16,6 @@ WORD_RE = regex.compile(r"[\p{L}\p{M}\p{N}]+")
 """A word: a run of letters, combining marks and digits (the index tokenizes with the same class)."""
 
 
-
 def _build_fold_table() -> dict[int, str | None]:
     table: dict[int, str | None] = {}
     for block in (range(0x00C0, 0x0250), range(0x1E00, 0x1F00)):
