@@ -16,6 +16,7 @@ from gantha.research import Research
 from gantha.search.service import SearchError
 from gantha.store.embedded import EmbeddedStore
 from gantha.text.align import ParagraphStream, align, tokens
+from gantha.text.english import question_topic
 from gantha.text.gloss import gloss
 from gantha.text.refs import covering_uid, parse_text_ref
 
@@ -137,6 +138,40 @@ def test_english_question_finds_the_sutta_with_its_english_beside(research):
     hit = next(h for h in res.hits if h.sutta == "DN 2")
     assert hit.channel == "pali" and hit.coordinate.startswith("cst/s0101m.mul/")
     assert hit.translations and hit.translations[0].channel == "en" and hit.sutta_title
+
+
+@pytest.mark.parametrize("mode", ["semantic", "hybrid"])
+def test_what_did_the_buddha_say_about_a_topic_finds_the_topic(research, mode):
+    """The frame "what did the Buddha say about" draws a question to the paragraphs that list what the Buddha
+    did and did not say (the schism chapter, Kd 17); the topic alone is searched, the answer is the same."""
+    framed = research.search(
+        SearchRequest(
+            q="What did the Buddha say about being angry when others criticize the teaching?", mode=mode, limit=5
+        )
+    )
+    topic = research.search(SearchRequest(q="being angry when others criticize the teaching", mode=mode, limit=5))
+    assert [h.coordinate for h in framed.hits] == [h.coordinate for h in topic.hits]
+    assert framed.hits[0].sutta == "DN 1"  # "if others criticize me, the teaching or the Saṅgha, don't resent them"
+    assert not any(h.sutta == "Kd 17" for h in framed.hits)
+    assert any("being angry when others criticize the teaching" in n for n in framed.query_info.notes)
+    assert framed.query_info.original.startswith("What did the Buddha say")
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("What did the Buddha say about anger?", "anger"),
+        ("what does the Blessed One teach regarding the jhānas", "the jhānas"),
+        ("What is the Buddha’s teaching on patience?", "patience"),
+        ("Did the Buddha say anything about eating meat?", "eating meat"),
+        ("What do the suttas say about rebirth?", "rebirth"),
+        ("What did the Buddha teach the Kālāmas?", None),  # a person taught, not a topic
+        ("What did the Buddha say about it?", None),  # a follow-up: nothing to search without its history
+        ("What did Jesus say about the meek?", None),  # in the Bible the speaker is evidence
+    ],
+)
+def test_the_topic_of_a_framed_question(question, topic):
+    assert question_topic(question) == topic
 
 
 def test_chinese_question_finds_the_sutta(research):

@@ -17,7 +17,7 @@ from gantha.search.query import parse_query
 from gantha.search.rerank import Judge, coverage
 from gantha.search.semantic import SemanticRoute
 from gantha.text.chinese import has_chinese
-from gantha.text.english import content_words
+from gantha.text.english import content_words, question_topic
 from gantha.text.gloss import gloss
 from gantha.text.pali import WORD_RE, fold
 
@@ -129,7 +129,7 @@ class MeaningSearch:
         analysed = parse_query(info.normalized or req.q).analysed(folded=True)
         terms = set(analysed.terms)
         shown = self.store.get_ids(judged)
-        confidence = self._confidences(req.q, judged, shown, evidence) if self.judge else {}
+        confidence = self._confidences(question_topic(req.q) or req.q, judged, shown, evidence) if self.judge else {}
         hits = []
         for rank, (doc_id, score) in enumerate(page, start=req.offset + 1):
             if p := shown.get(doc_id):
@@ -171,12 +171,16 @@ class MeaningSearch:
         depth = max(HYBRID_DEPTH, req.offset + req.limit)
         filters = self.planner.filters(req)
         collapse = "language" not in filters and "channel" not in filters
+        asked = req
+        if topic := question_topic(req.q):  # "what did the Buddha say about anger": the routes look for anger
+            req = req.model_copy(update={"q": topic})
         vector = self.vector_ranking(req, depth)
         if req.mode == SearchMode.SEMANTIC:
-            info = QueryInfo(original=req.q, mode=req.mode, normalized=req.q, routes=["vector"])
+            info = QueryInfo(original=asked.q, mode=req.mode, normalized=req.q, routes=["vector"])
             routes = [vector]
         else:
             lexical, info = self.lexical_ranking(req, depth, translations=collapse)
+            info.original = asked.q
             info.mode, info.routes = req.mode, ["lexical", "vector", *(extra_routes or [])]
             routes = [lexical, vector, *(extra or [])]
             weights = [1.0, 1.0, *([EXTRA_WEIGHT] * len(extra or []))]
@@ -192,6 +196,8 @@ class MeaningSearch:
                 weights += [1.0, 1.0]
                 info.routes += ["gloss-lexical", "gloss-vector"]
                 info.notes.append(f"gloss (CC-CEDICT): {english}")
+        if topic:
+            info.notes.append(f"asked what the texts say about {topic!r}: the routes searched for that")
         evidence: dict[str, list[str]] = {}  # shown document → the documents that matched for it
         if collapse:
             routes = [_collapsed(r, evidence) for r in routes]
