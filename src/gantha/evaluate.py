@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from gantha.model import Hit, SearchRequest
 from gantha.research import Research
 from gantha.research.nodes import WINDOW as NODE_WINDOW
+from gantha.search.meaning import sought
 from gantha.search.rerank import crosses, fit_calibration
 from gantha.search.service import REFUSAL_DEPTH
 
@@ -132,7 +133,7 @@ def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"
         pairs = searcher.evidence_passages(top, searcher.store.get_ids(top), evidence)
         if not pairs:
             continue
-        features = research.judge.reranker.features(q.query, [p for _, p in pairs])
+        features = research.judge.reranker.features(sought(q.query), [p for _, p in pairs])  # as search judges
         (cos, lex), (_, p) = max(zip(features, pairs, strict=True), key=lambda fp: fp[0])
         samples.append((cos, lex, crosses(q.query, p.text), q.answerable))
     cal = fit_calibration(samples)

@@ -28,6 +28,12 @@ EXTRA_WEIGHT = 0.5
 PER_TEXT = 2  # paragraphs of one sutta among the best meaning-search hits before the next sutta's
 
 
+def sought(question: str) -> str:
+    """What the routes and the reranker look for: the topic of a question framed as "what did the Buddha say
+    about anger" (the frame's words would draw it to paragraphs about what he said), else the question."""
+    return question_topic(question) or question
+
+
 class MeaningSearch:
     def __init__(
         self,
@@ -129,7 +135,7 @@ class MeaningSearch:
         analysed = parse_query(info.normalized or req.q).analysed(folded=True)
         terms = set(analysed.terms)
         shown = self.store.get_ids(judged)
-        confidence = self._confidences(question_topic(req.q) or req.q, judged, shown, evidence) if self.judge else {}
+        confidence = self._confidences(sought(req.q), judged, shown, evidence) if self.judge else {}
         hits = []
         for rank, (doc_id, score) in enumerate(page, start=req.offset + 1):
             if p := shown.get(doc_id):
@@ -172,7 +178,7 @@ class MeaningSearch:
         filters = self.planner.filters(req)
         collapse = "language" not in filters and "channel" not in filters
         asked = req
-        if topic := question_topic(req.q):  # "what did the Buddha say about anger": the routes look for anger
+        if (topic := sought(req.q)) != req.q:
             req = req.model_copy(update={"q": topic})
         vector = self.vector_ranking(req, depth)
         if req.mode == SearchMode.SEMANTIC:
@@ -196,7 +202,7 @@ class MeaningSearch:
                 weights += [1.0, 1.0]
                 info.routes += ["gloss-lexical", "gloss-vector"]
                 info.notes.append(f"gloss (CC-CEDICT): {english}")
-        if topic:
+        if topic != asked.q:
             info.notes.append(f"asked what the texts say about {topic!r}: the routes searched for that")
         evidence: dict[str, list[str]] = {}  # shown document → the documents that matched for it
         if collapse:
