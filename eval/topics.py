@@ -105,6 +105,14 @@ def accuracy(rows: list[dict], found: dict[str, tuple[str, float]], threshold: f
     return right / len(rows)
 
 
+def print_rows(rows: list[dict], found: dict[str, tuple[str, float]], threshold: float) -> None:
+    """Each labelled node with the topic found and its confidence, ✗ where they differ."""
+    for r in rows:
+        got, confidence = found[r["node"]]
+        mark = "" if (got if confidence >= threshold else UNCATEGORIZED) == r["topic"] else "  ✗"
+        print(f"  {r['node']:28} {r['topic']:22} {got:22} {confidence:.2f}{mark}")
+
+
 def main() -> None:
     fit, test = labelled("fit"), labelled("test")
     found = predictions(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None, {r["node"] for r in fit + test})
@@ -113,18 +121,12 @@ def main() -> None:
     print(f"threshold fitted on {len(fit)} labelled nodes: {best} (fit accuracy {accuracy(fit, found, best):.3f})")
     print(f"test accuracy on {len(test)} labelled nodes: {accuracy(test, found, best):.3f}")
     print(f"test accuracy without a threshold: {accuracy(test, found, 0.0):.3f}")
-    for r in test:
-        got, confidence = found[r["node"]]
-        mark = "" if (got if confidence >= best else UNCATEGORIZED) == r["topic"] else "  ✗"
-        print(f"  {r['node']:28} {r['topic']:22} {got:22} {confidence:.2f}{mark}")
+    print_rows(test, found, best)
     uploaded = [{**r, "node": f"md/{r['uid']}.md"} for r in labelled("uploads")]
     found = uploads(sys.argv[2] if len(sys.argv) > 2 else None)
     print(f"uploaded documents: accuracy on {len(uploaded)} labelled: {accuracy(uploaded, found, best):.3f}")
     print(f"uploaded documents without a threshold: {accuracy(uploaded, found, 0.0):.3f}")
-    for r in uploaded:
-        got, confidence = found[r["node"]]
-        mark = "" if (got if confidence >= best else UNCATEGORIZED) == r["topic"] else "  ✗"
-        print(f"  {r['node']:28} {r['topic']:22} {got:22} {confidence:.2f}{mark}")
+    print_rows(uploaded, found, best)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from gantha.api.app import create_app
 from gantha.config import settings
 from gantha.ingest import ingest_markdown
 from gantha.store.embedded import EmbeddedStore
+from gantha.store.queue import Task, TaskQueue
 from gantha.tasks import MAX_ATTEMPTS, TaskRunner, save_upload
 
 from conftest import Server
@@ -130,21 +131,26 @@ def test_malformed_cst_upload_is_reported_not_lost(client):
     assert client.get("/api/v3/health").json()["data"]["passages"] > 10000  # the index is intact
 
 
+def resumed(index: Path, queue: TaskQueue, task_id: str, **row: object) -> Task | None:
+    """The task marked running in a process that has died, then taken up by a new runner: its final row."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    queue.update(task_id, state="running", worker=f"{socket.gethostname()}:{dead.pid}", **row)
+    runner = TaskRunner(index, idle=0.1).start()
+    try:
+        deadline = time.monotonic() + 120
+        while queue.get(task_id).state not in ("done", "failed") and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        runner.stop()
+    return queue.get(task_id)
+
+
 def test_task_left_running_by_a_dead_process_is_resumed(index, tmp_path):
     (tmp_path / "a.md").write_text(NOTE, encoding="utf-8")
     queue = EmbeddedStore(index).tasks()
     task = queue.submit("ingest", {"source": "markdown", "path": str(tmp_path / "a.md")})
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
-    queue.update(task.id, state="running", worker=f"{socket.gethostname()}:{dead.pid}")
-    runner = TaskRunner(index, idle=0.1).start()
-    try:
-        deadline = time.monotonic() + 120
-        while queue.get(task.id).state not in ("done", "failed") and time.monotonic() < deadline:
-            time.sleep(0.2)
-    finally:
-        runner.stop()
-    done = queue.get(task.id)
+    done = resumed(index, queue, task.id)
     assert done.state == "done" and done.attempts == 1 and done.result["passages"] >= 1
 
 
@@ -158,17 +164,7 @@ def test_a_resumed_task_counts_the_books_it_committed_before_its_process_died(in
     before = ingest_markdown(store, notes / "a.md")  # what the first run committed before its process died
     store.close()
     queue = EmbeddedStore(index).tasks()
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
-    queue.update(task.id, state="running", attempts=1, worker=f"{socket.gethostname()}:{dead.pid}")
-    runner = TaskRunner(index, idle=0.1).start()
-    try:
-        deadline = time.monotonic() + 120
-        while queue.get(task.id).state not in ("done", "failed") and time.monotonic() < deadline:
-            time.sleep(0.2)
-    finally:
-        runner.stop()
-    done = queue.get(task.id)
+    done = resumed(index, queue, task.id, attempts=1)
     assert done.state == "done" and done.attempts == 2, done
     assert before.books == 1 and before.passages >= 1
     assert done.result["books"] == 2 and done.result["unchanged"] == 0
