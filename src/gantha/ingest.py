@@ -20,6 +20,8 @@ from typing import Any
 
 from gantha.corpus import bible, cst, dictionary, markdown, myanmar, suttacentral, wikipali
 from gantha.corpus.files import SourceError
+from gantha.links import build as links
+from gantha.links.facts import gather, pack
 from gantha.model import BookInfo, ChannelInfo, Passage, comma_list
 from gantha.store.base import BookRecord, Store
 from gantha.text import align, chinese
@@ -44,6 +46,7 @@ class IngestSummary:
     details: list[dict[str, str]] = field(default_factory=list)  # {"item", "reason"}: read, partly left out
     coverage: dict[str, dict] = field(default_factory=dict)  # per collection, for aligned translations
     report: str | None = None  # the file listing what was skipped or left out
+    links: dict | None = None  # the links rebuilt after this source (gantha.links.build.LinkSummary)
     embedded: dict | None = None  # the vectors refreshed after this source (summary of the embedding)
     topics: dict | None = None  # the topics refreshed after it (gantha.topics.ClassifySummary)
 
@@ -79,8 +82,13 @@ def ingest_cst(
     books, problems = cst.discover(path)
     summary.skipped += [{"item": p.split(":")[0], "reason": p} for p in problems]
     recorded = store.books("cst")
-    pending: list[BookRecord] = []
+    pending: list[tuple[BookRecord, object]] = []  # each book read, with its link facts
     since_commit = 0
+
+    def commit() -> None:
+        store.commit([record for record, _ in pending])
+        store.set_link_facts([pack("cst", record.signature, facts) for record, facts in pending])
+        pending.clear()
 
     for book in books:
         key = f"cst/{book.book}"
@@ -99,24 +107,31 @@ def ingest_cst(
             continue
         record = BookRecord(book.info, signature=signature, source=str(book.files[0].parent))
         store.delete_book("cst", book.book)
-        counted = _counting(cst.read_book(book, roots), record)
-        store.add(counted)
+        passages = list(cst.read_book(book, roots))
+        store.add(_counting(passages, record))
+        pending.append((record, gather(book.book, passages)))
         summary.books += 1
         summary.passages += record.passages
         summary.page_refs += record.page_refs
         summary.bold_terms += record.bold_terms
-        pending.append(record)
         since_commit += record.passages
         if since_commit >= commit_every:
-            store.commit(pending)
-            pending, since_commit = [], 0
+            commit()
+            since_commit = 0
         if progress:
             progress(book.book, record.passages, len(books))
 
-    store.commit(pending)
+    commit()
     store.finish()
+    summary.links = refresh_links(store)
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
+
+
+def refresh_links(store: Store) -> dict | None:
+    """Rebuild the links between CST paragraphs if a book changed; their summary, or None."""
+    rebuilt = links.refresh(store, reports=store.files() / "reports")
+    return rebuilt.as_dict() if rebuilt else None
 
 
 def _counting(passages, record: BookRecord):

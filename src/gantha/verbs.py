@@ -21,6 +21,7 @@ from gantha.research import (
     DistResult,
     FormsResult,
     GetResult,
+    LinksResult,
     OutlineResult,
     Research,
     SuggestResult,
@@ -99,6 +100,20 @@ class SimilarParams(BaseModel):
     offset: int = Field(0, ge=0, le=1000, description="sentences to skip, 0–1,000")
     book: Names = Field(default_factory=list, description="book ids, e.g. vin02m3.mul")
     category: Names = Field(default_factory=list, description="mula, atthakatha, tika, anya")
+
+
+class LinksParams(BaseModel):
+    coordinate: str = Field(
+        min_length=1,
+        max_length=200,
+        description="a paragraph (cst/vin02m3.mul/75), a range (cst/vin02m3.mul/75-110) or a named text (MN 10)",
+    )
+    kind: Names = Field(
+        default_factory=list,
+        description="root, commentary, subcommentary, cites, cited_by, parallels, variants (default: all)",
+    )
+    limit: int = Field(10, ge=0, le=100, description="links of each kind, 0–100 (0: only the totals)")
+    offset: int = Field(0, ge=0, le=10_000, description="links of each kind to skip, 0–10,000")
 
 
 def _dist(r: Research, p: DistParams) -> DistResult:
@@ -197,6 +212,21 @@ VERBS = (
         OutlineParams,
         OutlineResult,
         lambda r, p: r.outline(p.coordinate, p.summaries),
+        ("coordinate",),
+    ),
+    Verb(
+        "links",
+        "From a paragraph to its root text, commentary, subcommentary, citations, parallels and variants.\n\n"
+        "Each kind is a paged list (its total, then limit items from offset) of coordinates with a short text "
+        "and the reason: root (what a commentary paragraph explains), commentary (aṭṭhakathā paragraphs on it, "
+        "each with the paragraphs continuing it), subcommentary (ṭīkā), cites (paragraphs its citations name), "
+        "cited_by (paragraphs citing it), parallels (paragraphs repeating a stretch of it, with the stretch; "
+        "SuttaCentral's curated parallels marked curated), variants (other editions' readings with the "
+        "editions named). A range or a named text (MN 10) gives the links of all its paragraphs. Use it to "
+        "read what the commentaries say on a rule without reading whole chapters.",
+        LinksParams,
+        LinksResult,
+        lambda r, p: r.links(p.coordinate, p.kind or None, p.limit, p.offset),
         ("coordinate",),
     ),
     Verb(

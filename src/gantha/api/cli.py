@@ -154,6 +154,15 @@ def _report(summaries: list[IngestSummary], as_json: bool, index: str, verbose: 
             rate = e["passages"] / max(e["seconds"], 1e-9)
             line = f"  embedded {e['passages']:,} passages of {e['path']} in {e['seconds']:.1f} s ({rate:,.0f}/s)"
             out.print(line, highlight=False, soft_wrap=True)
+        if links := s.links:
+            layers = ", ".join(f"{name} {c['share']:.1%} of {c['numbered']:,}" for name, c in links["layers"].items())
+            cited = links["citations"]
+            line = (
+                f"  links in {links['seconds']:.1f} s: numbered paragraphs linked to their root: {layers}; citations "
+                f"resolved {cited['share']:.1%} of {cited['found']:,}; {links['parallels']:,} parallels; "
+                f"see {escape(links['report'] or '')}"
+            )
+            out.print(line, highlight=False, soft_wrap=True)
         if s.coverage:
             shares = ", ".join(f"{name} {c['share']:.1%}" for name, c in s.coverage.items())
             out.print(f"  translated segments placed: {shares}", highlight=False, soft_wrap=True)

@@ -17,6 +17,7 @@ from gantha.research import (
     DistResult,
     FormsResult,
     GetResult,
+    LinksResult,
     OutlineResult,
     SuggestResult,
     VersionsResult,
@@ -225,6 +226,29 @@ def show_suggest(res: SuggestResult) -> None:
         out.print(f"{s.text}\t{s.count or ''}\t{s.note or ''}".rstrip(), highlight=False)
 
 
+def show_links(res: LinksResult) -> None:
+    ref = f" ({res.reference}, {res.paragraphs} paragraphs)" if res.reference or res.paragraphs > 1 else ""
+    out.print(f"[bold]{res.coordinate}[/bold]{escape(ref)}", highlight=False)
+    for kind in ("root", "commentary", "subcommentary", "cites", "cited_by", "parallels", "variants"):
+        found = getattr(res, kind)
+        if found is None:
+            continue
+        shown = f"{found.offset + 1}–{found.offset + len(found.items)} of " if found.items else ""
+        out.print(f"[cyan]{kind.replace('_', ' ')}[/cyan]: {shown}{found.total:,}", highlight=False)
+        for item in found.items:
+            where = item.coordinate or item.url or item.reference or ""
+            label = f" [{item.reference}]" if item.reference and item.coordinate else ""
+            out.print(
+                f"  [bold]{escape(where)}[/bold]{escape(label)} [dim]{escape(item.reason)}[/dim]", highlight=False
+            )
+            if item.shared:
+                out.print(f"    shared: {escape(item.shared[:200])}", highlight=False, soft_wrap=True)
+            elif item.text:
+                out.print(f"    {escape(item.text)}", highlight=False, soft_wrap=True)
+    for note in res.notes:
+        err.print(escape(note), highlight=False)
+
+
 # each verb of :mod:`gantha.verbs` by name
 SHOW: dict[str, Callable[[Any], None]] = {
     "forms": show_forms,
@@ -234,6 +258,7 @@ SHOW: dict[str, Callable[[Any], None]] = {
     "chapter": show_chapter,
     "outline": show_outline,
     "versions": show_versions,
+    "links": show_links,
     "suggest": show_suggest,
     "similar": show_search,
 }

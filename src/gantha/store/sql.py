@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 Dialect = Literal["sqlite", "postgres"]
 _TEXT_TYPE = re.compile(r"\bTEXT\b(?!\s+COLLATE|\[)")
+_BLOB_TYPE = re.compile(r"\bBLOB\b")
 
 
 class DatabaseError(RuntimeError):
@@ -131,7 +132,7 @@ class PostgresDatabase(Database):
 
     @staticmethod
     def _sql(sql: str, args: Sequence[Any]) -> str:
-        sql = _TEXT_TYPE.sub('TEXT COLLATE "C"', sql)
+        sql = _BLOB_TYPE.sub("BYTEA", _TEXT_TYPE.sub('TEXT COLLATE "C"', sql))
         return sql.replace("%", "%%").replace("?", "%s") if args else sql
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
