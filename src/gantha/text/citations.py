@@ -156,10 +156,13 @@ def normalise(words: Sequence[str]) -> str:
 _GROUP = re.compile(r"\(([^()]*)\)")
 _SPLIT = re.compile(r"[;,]")
 # a new citation starts after a number without separator: "1.1 ma. ni. aṭṭha. 1.1"
-_RESTART = re.compile(r"(?<=\d)[\s.]+(?=[^\W\d_]+\.\s)")
+_RESTART = re.compile(r"(?<=\d)[\s.]+(?=[^\W\d_]{1,8}\.\s)")
 _WORD = re.compile(r"[^\W\d_]+(\.*)")
 _LOC_TOKEN = re.compile(r"\d+(?:\s*[-–]\s*\d+)*|[^\W\d_]+|\S")
 _PAGE_WORDS = ("piṭṭh",)
+_ABBREVIATED = 8
+"""An abbreviated word has at most this many letters (``aṭṭha.``, ``mūlaṭī.``); a longer dotted word is a
+section's name (``anusayayamaka.``)."""
 
 
 @dataclass(slots=True)
@@ -264,19 +267,27 @@ def _find_work(words: list[_Words], works: Mapping[str, Work], numbered: bool) -
     """The first, longest run of words naming a known work; a name written without any dot only alone
     before the numbers (``cariyā 3.65``, ``pāṇini 3.2.5``).
 
-    A known name followed by another abbreviated word that is none of its sections (``dha. pa.`` in
-    ``dha. pa. aṭṭha.``) is the start of an unknown name: the work is then None.
+    A known name within a longer abbreviation (``dha. pa.`` in ``dha. pa. aṭṭha.``: followed by another
+    abbreviated word that is none of its sections; ``pari.`` in ``nāma. pari.``: after one) is part of an
+    unknown name: the work is then None.
     """
     for i in range(len(words)):
         for j in range(len(words), i, -1):
             work = works.get(_key([w.text for w in words[i:j]]))
             dotted = any(w.dotted for w in words[i:j])
             if work and (dotted or (numbered and i == 0 and j == len(words))):
-                end = j
-                while end < len(words) and words[end].dotted and not _is_section(work, words[end].text):
+                start, end = i, j
+                while start > 0 and _abbreviated(words[start - 1]):
+                    start -= 1
+                while end < len(words) and _abbreviated(words[end]) and not _is_section(work, words[end].text):
                     end += 1
-                return i, end, work if end == j else None
+                return start, end, work if (start, end) == (i, j) else None
     return None
+
+
+def _abbreviated(word: _Words) -> bool:
+    """Whether a word is written as an abbreviation: dotted and short."""
+    return word.dotted and len(word.text) <= _ABBREVIATED
 
 
 def _is_section(work: Work, word: str) -> bool:
@@ -291,12 +302,12 @@ def _names(work: Work) -> list[str]:
 
 
 def _unknown(words: list[_Words]) -> tuple[int, int] | None:
-    """The dotted words that look like an abbreviation (``nāma. pari.``), as a slice; None: prose."""
-    last = max((k for k, w in enumerate(words) if w.dotted), default=-1)
+    """The abbreviated words that look like a work's name (``nāma. pari.``), as a slice; None: prose."""
+    last = max((k for k, w in enumerate(words) if _abbreviated(w)), default=-1)
     if last < 0:
         return None
     first = last
-    while first > 0 and words[first - 1].dotted:
+    while first > 0 and _abbreviated(words[first - 1]):
         first -= 1
     return first, last + 1
 
