@@ -321,7 +321,7 @@ def _parse(segment: str, start: int, works: Mapping[str, Work]) -> _Parsed | Non
         i, j, work = found
         section = [w.text for w in words[j:]] + (locator.section if locator else [])
         name = normalise([words[k].text + ("." if words[k].dotted else "") for k in range(i, j)])
-        return _Parsed(work, name, section, locator, words[i].start, locator.end if locator else words[j - 1].end)
+        return _Parsed(work, name, section, locator, words[i].start, locator.end if locator else words[-1].end)
     span = _unknown(words)
     if span and locator:
         i, j = span
