@@ -9,8 +9,8 @@ abbreviation how many citation strings were found and how many resolve to an exi
 target of the string does), then the overall rate. ``--report`` writes the unresolved forms with their
 counts, most frequent first. ``--sample`` prints N random resolved citations with the citing context and the
 opening of the cited paragraph (for a commentary layer also the commentary paragraphs carrying the root
-number, found by book name: ``vin02m3.mul`` → ``vin02a3.att``), and ``--sample-out`` writes them as a TSV to
-be judged by hand. ``--verify`` checks every citation that follows a quotation: are the quoted words in the
+number, in any run, found by book name: ``vin02m3.mul`` → ``vin02a3.att``), and ``--sample-out`` writes them
+as a TSV to be judged by hand. ``--verify`` checks every citation that follows a quotation: are the quoted words in the
 resolved paragraph?
 """
 
