@@ -312,6 +312,8 @@ class QueryInfo(BaseModel):
     forms: list[str] = Field(default_factory=list)
     lemma: dict[str, Any] | None = None  # {"lemma", "forms", "compounds", "sources"} when a lemma was expanded
     inflections: list[dict[str, Any]] = Field(default_factory=list)  # {"word", "lemma", "forms", "others"}
+    iti: list[dict[str, Any]] = Field(default_factory=list)  # {"typed", "spellings"}: a word quoted before iti
+    near: list[dict[str, Any]] = Field(default_factory=list)  # {"words", "distance", "forms"}: word NEAR/n word
     notes: list[str] = Field(default_factory=list)
     routes: list[str] = Field(default_factory=list)  # lexical, vector, bridge
     fusion: str | None = None

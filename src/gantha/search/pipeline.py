@@ -169,12 +169,13 @@ class Pipeline:
             forms = sorted({f for b in bridges for f in b["forms"]})
             sq, info, analysed = self.searcher.planner.plan(req)
             own = list(sq.must)
-            count = replace(sq, must=[], alternatives=[g for g in (own, [Clause("exact", forms)]) if g], limit=1)
+            groups = [own + group for group in sq.alternatives] or [own]  # a word quoted before iti: its spellings
+            count = replace(sq, must=[], alternatives=[g for g in (*groups, [Clause("exact", forms)]) if g], limit=1)
             result = self.store.search(count)
             depth = max(50, req.offset + req.limit)
             rankings = [
                 [h.passage.doc_id for h in self.store.search(replace(sq, limit=depth, offset=0, aggregate=())).hits]
-                if own
+                if own or sq.alternatives
                 else [],
                 [d for d, _ in self.bridges.ranking(bridges, req, depth)],
             ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -137,6 +138,14 @@ class Words:
 
     def is_lemma(self, word: str) -> bool:
         return word in self.headwords
+
+    def is_headword(self, word: str, folded: bool = False) -> bool:
+        """A dictionary headword (``folded``: diacritics ignored), not only an analysed base."""
+        return self._headword(word, folded)
+
+    @cached_property
+    def _headword(self) -> Callable[[str, bool], bool]:
+        return lru_cache(maxsize=4096)(lambda word, folded: bool(self.lexicon.entries(word, folded=folded)))
 
     # --- lemmas ---------------------------------------------------------------------------------
 
