@@ -24,6 +24,7 @@ from gantha.research import (
 )
 
 COMPOUNDS_SHOWN = 30  # compounds listed by `gantha forms` (all of them with --json)
+FORMS_SHOWN = 8  # forms of each derivative listed by `gantha forms`
 _MARK = re.compile(r"<mark>(.*?)</mark>")
 
 out = Console()
@@ -46,7 +47,7 @@ def show_search(res: SearchResponse) -> None:
     if info.lemma:
         parts.append(
             f"lemma {info.lemma['lemma']} ({len(info.lemma['forms'])} forms, "
-            f"{len(info.lemma.get('compounds', []))} compounds)"
+            f"{len(info.lemma.get('derivatives', []))} derivatives, {info.lemma.get('compound_count', 0)} compounds)"
         )
     if info.page_ref:
         parts.append(f"page {info.page_ref['key']}")
@@ -125,6 +126,12 @@ def show_forms(res: FormsResult) -> None:
         table.add_row(f.form, str(f.paragraphs), str(f.bold_paragraphs), "; ".join(f.grammar[:3]), ", ".join(f.sources))
     out.print(table)
     out.print(f"{len(res.forms)} attested forms in {res.total_paragraphs:,} paragraphs", highlight=False)
+    if res.derivatives:
+        table = Table("derivative", "suffix", "paragraphs", "bold", "forms", "why")
+        for d in res.derivatives:
+            forms = ", ".join(f.form for f in d.forms[:FORMS_SHOWN]) + (" …" if len(d.forms) > FORMS_SHOWN else "")
+            table.add_row(d.lemma, f"-{d.suffix}", str(d.paragraphs), str(d.bold_paragraphs), forms, escape(d.evidence))
+        out.print(table)
     if res.compounds:
         table = Table("compound", "paragraphs", "bold", "members")
         for f in res.compounds[:COMPOUNDS_SHOWN]:
@@ -133,6 +140,11 @@ def show_forms(res: FormsResult) -> None:
         out.print(
             f"{len(res.compounds)} compounds (the first {min(COMPOUNDS_SHOWN, len(res.compounds))} shown; all with "
             f"--json); forms and compounds in {res.compound_paragraphs:,} paragraphs",
+            highlight=False,
+        )
+    if res.derivatives:
+        out.print(
+            f"the whole family (forms, derivatives, compounds) in {res.family_paragraphs:,} paragraphs",
             highlight=False,
         )
     if res.unattested:
