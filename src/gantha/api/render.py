@@ -42,6 +42,7 @@ def rich_snippet(snippet: str) -> str:
 def show_search(res: SearchResponse) -> None:
     info = res.query_info
     parts = info.terms + ['"' + " ".join(p) + '"' for p in info.phrases] + [p + "*" for p in info.prefixes]
+    parts += [f"{n['words'][0]} NEAR/{n['distance']} {n['words'][1]}" for n in info.near]
     if info.forms:
         parts.append("forms " + ",".join(info.forms))
     if info.lemma:
@@ -59,6 +60,13 @@ def show_search(res: SearchResponse) -> None:
     for inf in info.inflections:
         also = f"; also {', '.join(inf['others'])}" if inf["others"] else ""
         out.print(f"{inf['word']} → every form of {inf['lemma']} ({len(inf['forms'])} forms{also})", highlight=False)
+    for spelled in info.iti:
+        out.print(
+            f"{spelled['typed']} → also {', '.join(spelled['spellings'][1:])} (quoted before iti)", highlight=False
+        )
+    for near in info.near:
+        sizes = " and ".join(f"{w} ({len(f)} forms)" for w, f in zip(near["words"], near["forms"], strict=True))
+        out.print(f"NEAR/{near['distance']}: {sizes}, at most {near['distance']} words apart", highlight=False)
     if res.query_info.bridges:
         out.print(
             "bridges: "
@@ -84,6 +92,8 @@ def show_search(res: SearchResponse) -> None:
         out.print(f"auto: {escape(steps)}; answered {escape(str(info.hierarchy['answered']))}", highlight=False)
     if not res.hits:
         return
+    if isinstance(res.hits[0], dict):  # compact hits (fields): the fields asked for
+        return show_fields(res.hits)
     table = Table(show_lines=True)
     table.add_column("#", justify="right")
     table.add_column("coordinate", no_wrap=True)
@@ -113,6 +123,14 @@ def show_nodes(res: SearchResponse) -> None:
         evidence = f"{n.confidence:.2f}; {n.hits} hits" + (f" of {n.matches:,}" if n.matches else "")
         title = f"{n.title} ({n.book_title})" if n.level != "book" else n.title
         table.add_row(str(n.rank), n.coordinate, escape(title), evidence, escape((n.summary or "")[:200]))
+    out.print(table)
+
+
+def show_fields(hits: list[dict]) -> None:
+    """Hits cut to some fields, one column each."""
+    table = Table(*hits[0], show_lines=True)
+    for h in hits:
+        table.add_row(*(rich_snippet(v) if k == "snippet" else escape(str(v)) for k, v in h.items()))
     out.print(table)
 
 
