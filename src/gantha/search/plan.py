@@ -181,18 +181,12 @@ class Planner:
         sq.scopes = self.scopes(req)
         if "language" not in sq.filters and "channel" not in sq.filters:
             sq.filters["primary"] = ["yes"]  # originals, not aligned translations, unless a language is asked
-        words = {t: [t] for t in analysed.terms}
-        if folded and req.inflections and self.inflect:  # inflection-blind: every attested form of the lemma
-            for t in analysed.terms:
-                if (inf := self.inflect(t)) and len(inf.forms) > 1:
-                    words[t] = list(dict.fromkeys([t, *inf.forms]))
-                    info.inflections.append(
-                        {"word": t, "lemma": inf.lemma, "forms": list(inf.forms), "others": list(inf.others)}
-                    )
+        inflected = folded and req.inflections  # inflection-blind: every attested form of the lemma
+        words = {t: self._inflected(t, info) if inflected else [t] for t in analysed.terms}
         spelled = self._iti(sq, info, analysed, words, folded)
         sq.must += [Clause(field, words[t]) for t in analysed.terms if t not in spelled]
         sq.must += [Clause(field, p, "phrase") for p in analysed.phrases if tuple(p) not in spelled]
-        near = self._near(sq, info, analysed, folded and req.inflections)
+        near = self._near(sq, info, analysed, inflected)
         sq.must += [Clause(field, [p], "prefix") for p in analysed.prefixes]
         prefixes = analysed.prefixes + analysed.excluded_prefixes
         if len(prefixes) > MAX_PREFIXES or any(len(p) < MIN_PREFIX for p in prefixes):
@@ -211,7 +205,7 @@ class Planner:
         sq.must += [Clause(field, [s], kind) for s, kind in wildcards]
         sq.rank_first += [Clause(f"bold_{field}", [s], kind) for s, kind in wildcards]
         info.prefixes += ["*" + s for s in analysed.suffixes] + ["*" + s + "*" for s in analysed.infixes]
-        sq.must_not += [_clause(field, s) for t in analysed.excluded for s in iti.spellings(t, folded)]
+        sq.must_not += [_clause(field, s) for t in analysed.excluded for s in self._spellings(t, folded)]
         sq.must_not += [Clause(field, [p], "prefix") for p in analysed.excluded_prefixes]
         bold_field = f"bold_{field}"
         sq.rank_first += [Clause(bold_field, words[t]) for t in analysed.terms]
@@ -266,40 +260,48 @@ class Planner:
         field = info.field
         spelled: dict[str | tuple[str, ...], list[list[str]]] = {}
         choices: list[list[Clause]] = []
-
-        def spellings(word: str) -> list[list[str]]:  # pajānāti, vāti: the verbs, not pajānā, vā + iti
-            return [[word]] if self.headword and self.headword(word, folded) else iti.spellings(word, folded)
-
-        typed = [(t, spellings(t)) for t in analysed.terms]
-        typed += [(tuple(p), iti.variants(p, spellings)) for p in analysed.phrases]
+        typed = [(t, self._spellings(t, folded)) for t in analysed.terms]
+        typed += [(tuple(p), iti.variants(p, lambda w: self._spellings(w, folded))) for p in analysed.phrases]
         combinations = 1
-        for key, spellings in typed:
-            if len(spellings) < 2 or combinations * len(spellings) > MAX_ITI_GROUPS:
+        for key, spelt in typed:
+            if len(spelt) < 2 or combinations * len(spelt) > MAX_ITI_GROUPS:
                 continue
-            combinations *= len(spellings)
-            spelled[key] = spellings
+            combinations *= len(spelt)
+            spelled[key] = spelt
             own = Clause(field, words[key]) if isinstance(key, str) else Clause(field, list(key), "phrase")
-            choices.append([own] + [_clause(field, s) for s in spellings[1:]])
+            choices.append([own] + [_clause(field, s) for s in spelt[1:]])
             info.iti.append(
-                {"typed": key if isinstance(key, str) else " ".join(key), "spellings": [" ".join(s) for s in spellings]}
+                {"typed": key if isinstance(key, str) else " ".join(key), "spellings": [" ".join(s) for s in spelt]}
             )
         if choices:
             sq.alternatives = [list(group) for group in product(*choices)]
         return spelled
+
+    def _spellings(self, word: str, folded: bool) -> list[list[str]]:
+        """The word's spellings before iti (``gantha.search.iti``); a dictionary headword's only itself
+        (pajānāti, vāti: the verbs, not pajānā, vā + iti)."""
+        return [[word]] if self.headword and self.headword(word, folded) else iti.spellings(word, folded)
 
     def _near(self, sq: StoreQuery, info: QueryInfo, analysed: ParsedQuery, inflected: bool) -> list[list[str]]:
         """``word NEAR/n word`` clauses, each side every attested form of its lemma (fuzzy mode, inflections
         on) or the word as typed; the words' own clauses rank the matches. Returns each side's forms."""
         sides: list[list[str]] = []
         for n in analysed.near:
-            pair = [self._forms(w) if inflected else [w] for w in (n.left, n.right)]
+            pair = [self._inflected(w, info) if inflected else [w] for w in (n.left, n.right)]
             sq.must.append(Clause(info.field, [], "near", groups=pair, distance=n.distance))
             sq.scoring += [Clause(info.field, forms) for forms in pair]
             info.near.append({"words": [n.left, n.right], "distance": n.distance, "forms": pair})
             sides += pair
         return sides
 
-    def _forms(self, word: str) -> list[str]:
-        """Every attested form of the word's lemma (folded), the word first; the word alone if none."""
-        inflection = self.inflect(word) if self.inflect else None
-        return list(dict.fromkeys([word, *inflection.forms])) if inflection else [word]
+    def _inflected(self, word: str, info: QueryInfo) -> list[str]:
+        """Every attested form of the word's lemma (folded), the word first, noted in ``info.inflections``;
+        the word alone when its lemma has no other."""
+        inf = self.inflect(word) if self.inflect else None
+        if not inf or len(inf.forms) < 2:
+            return [word]
+        if all(i["word"] != word for i in info.inflections):
+            info.inflections.append(
+                {"word": word, "lemma": inf.lemma, "forms": list(inf.forms), "others": list(inf.others)}
+            )
+        return list(dict.fromkeys([word, *inf.forms]))
