@@ -47,15 +47,14 @@ class Derivatives:
         self.lexicon, self.family = lexicon, family
 
     def find(self, lemma: str, own: list[FormInfo]) -> list[Derivative]:
-        """The lemma's attested derivatives, most paragraphs first; none for a verb (its participles and
-        gerundives are among its forms already)."""
-        if lemma.endswith("ti"):
-            return []
+        """The attested derivatives of a nominal lemma with these forms, most paragraphs first; each form in
+        one of them only."""
         own_forms = {f.form for f in own}
         proposed = candidates(lemma)
         found: list[Derivative] = []
+        taken = set(own_forms)
         for stem, suffix in proposed:
-            if not (forms := [f for f in self.family(stem) if f.form not in own_forms]):
+            if not (forms := [f for f in self.family(stem) if f.form not in taken]):
                 continue
             siblings = [other for other, s in proposed if s == suffix and other != stem]  # with or without vṛddhi
             if (evidence := self._evidence(lemma, own_forms, stem, suffix, siblings)) is None:
@@ -64,6 +63,7 @@ class Derivatives:
             if kept:
                 left_out = sorted({f.form for f in forms} - {f.form for f in kept})
                 found.append(Derivative(stem, suffix, kept, evidence, left_out))
+                taken |= {f.form for f in kept}
         return sorted(found, key=lambda d: (-sum(f.paragraphs for f in d.forms), d.lemma))
 
     def _evidence(self, lemma: str, own: set[str], stem: str, suffix: str, siblings: list[str]) -> str | None:

@@ -279,6 +279,9 @@ class Words:
         return Family(lemma, forms, [], sorted(unattested))
 
     def _derivatives(self, lemma: str, own: list[FormInfo]) -> list[Derivative]:
+        """A noun's or an adjective's derivatives; none for a verb (its participles are among its forms)."""
+        if self.is_verb(lemma):
+            return []
         return Derivatives(self.lexicon, lambda stem: self._families(stem, False, False).forms).find(lemma, own)
 
     # --- the ordinary search ------------------------------------------------------------------
