@@ -96,6 +96,17 @@ QUERIES = {
     "two words": StoreQuery(must=[Clause("exact", ["bhikkhu"]), Clause("exact", ["parivāsaṃ"])]),
     "a phrase": StoreQuery(must=[Clause("exact", ["saṅgho", "itthannāmassa"], "phrase")]),
     "a longer phrase": StoreQuery(must=[Clause("fold", ["sunatu", "me", "bhante", "sangho"], "phrase")]),
+    "two words near each other, either order": StoreQuery(
+        must=[
+            Clause(
+                "fold", [], "near", groups=[["parivasa", "parivasam", "parivaso"], ["databbo", "databbam"]], distance=3
+            )
+        ],
+        scoring=[Clause("fold", ["parivasa", "parivasam", "parivaso"]), Clause("fold", ["databbo", "databbam"])],
+    ),
+    "near, a form on both sides (two occurrences)": StoreQuery(
+        must=[Clause("exact", [], "near", groups=[["bhikkhu", "saṅgho"], ["bhikkhu", "bhikkhave"]], distance=1)]
+    ),
     "a prefix": StoreQuery(must=[Clause("fold", ["pariva"], "prefix")]),
     "a suffix": StoreQuery(must=[Clause("exact", ["parivāsaṃ"], "suffix")]),
     "an infix": StoreQuery(must=[Clause("exact", ["mānatt"], "infix")]),

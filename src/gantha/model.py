@@ -225,6 +225,7 @@ class SearchRequest(BaseModel):
     bold_only: bool = False  # keep only passages where a searched word stands in bold
     inflections: bool = True  # fuzzy mode: each Pali word matches every attested form of its lemma
     compounds: bool = True  # a lemma search: the compounds the lemma stands in match too
+    derivatives: bool = True  # a lemma search: the lemma's derivatives (pārivāsika of parivāsa) match too
     order: Literal["score", "reading"] = "score"  # relevance (bold first), or book and reading order
     related_id: str | None = None  # a verse reference such as "Rom 3:24" or "罗马书 3:24"
 
@@ -312,6 +313,8 @@ class QueryInfo(BaseModel):
     forms: list[str] = Field(default_factory=list)
     lemma: dict[str, Any] | None = None  # {"lemma", "forms", "compounds", "sources"} when a lemma was expanded
     inflections: list[dict[str, Any]] = Field(default_factory=list)  # {"word", "lemma", "forms", "others"}
+    iti: list[dict[str, Any]] = Field(default_factory=list)  # {"typed", "spellings"}: a word quoted before iti
+    near: list[dict[str, Any]] = Field(default_factory=list)  # {"words", "distance", "forms"}: word NEAR/n word
     notes: list[str] = Field(default_factory=list)
     routes: list[str] = Field(default_factory=list)  # lexical, vector, bridge
     fusion: str | None = None
@@ -366,6 +369,13 @@ class SearchResponse(BaseModel):
         )
 
     suggestions: list[str] = Field(default_factory=list)
+
+
+class CompactSearchResponse(SearchResponse):
+    """With ``fields``: each hit (and weak candidate) holds only the fields asked for."""
+
+    hits: list[dict[str, Any]]  # type: ignore[assignment]
+    weak: list[dict[str, Any]] = Field(default_factory=list)  # type: ignore[assignment]
 
 
 # --- the lexicon: what its readers produce and its tables hold --------------------------------------------

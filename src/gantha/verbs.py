@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field
 
-from gantha.model import SearchResponse, comma_list
+from gantha.model import CompactSearchResponse, SearchResponse, comma_list
 from gantha.research import (
     ChapterResult,
     DistResult,
@@ -30,6 +30,7 @@ from gantha.research import (
 )
 from gantha.research.similar import MAX_SIMILAR_CHARS
 from gantha.search.errors import SearchError
+from gantha.search.present import HIT_FIELDS, compact
 
 Names = Annotated[list[str], BeforeValidator(comma_list)]
 Word = Annotated[str, Field(min_length=1, max_length=200, description="a Pali word, with or without diacritics")]
@@ -42,6 +43,7 @@ Coordinate = Annotated[
 class FormsParams(BaseModel):
     word: Word
     compounds: bool = Field(True, description="list the compounds holding the lemma")
+    derivatives: bool = Field(True, description="list the lemma's derivatives (pārivāsika of parivāsa)")
     unattested: bool = Field(False, description="list the proposed forms the texts never write")
 
 
@@ -100,6 +102,11 @@ class SimilarParams(BaseModel):
     offset: int = Field(0, ge=0, le=1000, description="sentences to skip, 0–1,000")
     book: Names = Field(default_factory=list, description="book ids, e.g. vin02m3.mul")
     category: Names = Field(default_factory=list, description="mula, atthakatha, tika, anya")
+    min_similarity: float = Field(0.0, ge=0, le=1, description="leave out sentences less similar than this, 0–1")
+    fields: Names = Field(
+        default_factory=list,
+        description=f"keep only these fields of each hit (compact results), any of: {', '.join(HIT_FIELDS)}",
+    )
 
 
 class LinksParams(BaseModel):
@@ -122,6 +129,13 @@ def _dist(r: Research, p: DistParams) -> DistResult:
     return r.dist(p.forms, lemma=p.lemma, bold_only=p.bold, categories=p.category)
 
 
+def _similar(r: Research, p: SimilarParams) -> SearchResponse:
+    res = r.similar(p.sentence, p.limit, p.offset, p.min_similarity, books=p.book, categories=p.category)
+    if not p.fields:
+        return res
+    return CompactSearchResponse.model_validate(compact(res.model_dump(exclude_none=True), p.fields))
+
+
 @dataclass(frozen=True)
 class Verb:
     """One research verb: its name on every surface, its parameters, its handler and its result."""
@@ -129,7 +143,7 @@ class Verb:
     name: str
     doc: str
     params: type[BaseModel]
-    result: type[BaseModel]
+    result: Any  # a model, or a union of models
     run: Callable[[Research, Any], BaseModel]
     arguments: tuple[str, ...] = ()  # the parameters the CLI takes positionally
     tool: str = ""  # the MCP tool's name where it differs
@@ -153,12 +167,14 @@ VERBS = (
         "forms",
         "Expand a Pali word to its lemma and every form attested in the canon.\n\n"
         "A verb's participles, gerundives and absolutives included, with paragraph and bold counts and "
-        "which source proposed each form; the compounds holding the lemma apart, with their members "
+        "which source proposed each form; its derivatives apart (-ika, -ya, -in, -tā, -tta: pārivāsika of "
+        "parivāsa, aniccatā of anicca), each with its forms, counts and the evidence that it is the lemma's "
+        "(derivatives=false: none); the compounds holding the lemma apart, with their members "
         "(compounds=false: none); the forms the tables propose that never occur only with "
         "unattested=true. Use before an exact search.",
         FormsParams,
         FormsResult,
-        lambda r, p: r.forms(p.word, compounds=p.compounds, unattested=p.unattested),
+        lambda r, p: r.forms(p.word, compounds=p.compounds, unattested=p.unattested, derivatives=p.derivatives),
         ("word",),
     ),
     Verb(
@@ -252,10 +268,12 @@ VERBS = (
     Verb(
         "similar",
         "Sentences whose lemmas match this one, whatever the inflection and sandhi.\n\n"
-        "Each with a 0–1 similarity (1.0: the same lemmas in the same order). For finding parallels.",
+        "Each with a 0–1 similarity (1.0: the same lemmas in the same order). For finding parallels. "
+        "Most of a long answer is often far from the sentence: ask min_similarity=0.5 and "
+        'fields=["coordinate","snippet","similarity"] for an agent-sized one.',
         SimilarParams,
-        SearchResponse,
-        lambda r, p: r.similar(p.sentence, p.limit, p.offset, books=p.book, categories=p.category),
+        SearchResponse | CompactSearchResponse,
+        _similar,
         ("sentence",),
         tool="similar_sentences",
     ),

@@ -240,7 +240,9 @@ def ingest(
 @app.command()
 @cli_errors
 def search(
-    query: Annotated[str, typer.Argument(help='words, "a phrase", -excluded, prefix*')] = "",
+    query: Annotated[
+        str, typer.Argument(help='words, "a phrase", -excluded, prefix*, word NEAR/3 word (NEAR: 5)')
+    ] = "",
     mode: Annotated[SearchMode, typer.Option(help="fuzzy: diacritic-free; exact: as typed")] = SearchMode.FUZZY,
     page_ref: Annotated[str | None, typer.Option("--page-ref", help="P2.0031, P2.31, PTS Vin II 31, M0.82")] = None,
     book: Annotated[list[str] | None, typer.Option(help="book id(s), comma-separated or repeated")] = None,
@@ -262,9 +264,15 @@ def search(
         bool, typer.Option(help="fuzzy mode: each Pali word matches every attested form of its lemma")
     ] = True,
     compounds: Annotated[bool, typer.Option(help="with --lemma: the compounds holding it match too")] = True,
+    derivatives: Annotated[
+        bool, typer.Option(help="with --lemma: its derivatives match too (pārivāsika of parivāsa)")
+    ] = True,
     order: Annotated[str, typer.Option(help="score (relevance, bold first) or reading")] = "score",
     fields: Annotated[str | None, typer.Option(help="with --json: hit fields to keep, e.g. coordinate,snippet")] = None,
     similar: Annotated[str | None, typer.Option(help="sentences like this one, whatever the inflection")] = None,
+    min_similarity: Annotated[
+        float, typer.Option(min=0, max=1, help="with --similar: leave out sentences less similar than this, 0–1")
+    ] = 0.0,
     granularity: Annotated[
         str | None, typer.Option(help="paragraph (default), sentence; book, chapter, sutta, section; auto")
     ] = None,
@@ -291,6 +299,7 @@ def search(
         bold_only=bold,
         inflections=inflections,
         compounds=compounds,
+        derivatives=derivatives,
         order=order,
         granularity=granularity,
         related_id=ref,
@@ -299,7 +308,13 @@ def search(
     )
     if similar:
         res = _research(index).similar(
-            similar, limit=limit, offset=offset, books=req.books, categories=req.categories, tags=req.tags
+            similar,
+            limit=limit,
+            offset=offset,
+            min_similarity=min_similarity,
+            books=req.books,
+            categories=req.categories,
+            tags=req.tags,
         )
     else:
         res = _research(index).search(req, lemma=lemma)

@@ -25,6 +25,7 @@ from gantha.research import (
 )
 
 COMPOUNDS_SHOWN = 30  # compounds listed by `gantha forms` (all of them with --json)
+FORMS_SHOWN = 8  # forms of each derivative listed by `gantha forms`
 _MARK = re.compile(r"<mark>(.*?)</mark>")
 
 out = Console()
@@ -42,12 +43,13 @@ def rich_snippet(snippet: str) -> str:
 def show_search(res: SearchResponse) -> None:
     info = res.query_info
     parts = info.terms + ['"' + " ".join(p) + '"' for p in info.phrases] + [p + "*" for p in info.prefixes]
+    parts += [f"{n['words'][0]} NEAR/{n['distance']} {n['words'][1]}" for n in info.near]
     if info.forms:
         parts.append("forms " + ",".join(info.forms))
     if info.lemma:
         parts.append(
             f"lemma {info.lemma['lemma']} ({len(info.lemma['forms'])} forms, "
-            f"{len(info.lemma.get('compounds', []))} compounds)"
+            f"{len(info.lemma.get('derivatives', []))} derivatives, {info.lemma.get('compound_count', 0)} compounds)"
         )
     if info.page_ref:
         parts.append(f"page {info.page_ref['key']}")
@@ -59,6 +61,13 @@ def show_search(res: SearchResponse) -> None:
     for inf in info.inflections:
         also = f"; also {', '.join(inf['others'])}" if inf["others"] else ""
         out.print(f"{inf['word']} → every form of {inf['lemma']} ({len(inf['forms'])} forms{also})", highlight=False)
+    for spelled in info.iti:
+        out.print(
+            f"{spelled['typed']} → also {', '.join(spelled['spellings'][1:])} (quoted before iti)", highlight=False
+        )
+    for near in info.near:
+        sizes = " and ".join(f"{w} ({len(f)} forms)" for w, f in zip(near["words"], near["forms"], strict=True))
+        out.print(f"NEAR/{near['distance']}: {sizes}, at most {near['distance']} words apart", highlight=False)
     if res.query_info.bridges:
         out.print(
             "bridges: "
@@ -84,6 +93,8 @@ def show_search(res: SearchResponse) -> None:
         out.print(f"auto: {escape(steps)}; answered {escape(str(info.hierarchy['answered']))}", highlight=False)
     if not res.hits:
         return
+    if isinstance(res.hits[0], dict):  # compact hits (fields): the fields asked for
+        return show_fields(res.hits)
     table = Table(show_lines=True)
     table.add_column("#", justify="right")
     table.add_column("coordinate", no_wrap=True)
@@ -116,6 +127,14 @@ def show_nodes(res: SearchResponse) -> None:
     out.print(table)
 
 
+def show_fields(hits: list[dict]) -> None:
+    """Hits cut to some fields, one column each."""
+    table = Table(*hits[0], show_lines=True)
+    for h in hits:
+        table.add_row(*(rich_snippet(v) if k == "snippet" else escape(str(v)) for k, v in h.items()))
+    out.print(table)
+
+
 def show_forms(res: FormsResult) -> None:
     lemmas = ", ".join(f"{c.lemma} ({c.score:.2f}; {'+'.join(c.sources)})" for c in res.lemmas[:5])
     out.print(f"lemma [bold]{res.lemma}[/bold]; candidates: {escape(lemmas) or '-'}", highlight=False)
@@ -126,6 +145,12 @@ def show_forms(res: FormsResult) -> None:
         table.add_row(f.form, str(f.paragraphs), str(f.bold_paragraphs), "; ".join(f.grammar[:3]), ", ".join(f.sources))
     out.print(table)
     out.print(f"{len(res.forms)} attested forms in {res.total_paragraphs:,} paragraphs", highlight=False)
+    if res.derivatives:
+        table = Table("derivative", "suffix", "paragraphs", "bold", "forms", "why")
+        for d in res.derivatives:
+            forms = ", ".join(f.form for f in d.forms[:FORMS_SHOWN]) + (" …" if len(d.forms) > FORMS_SHOWN else "")
+            table.add_row(d.lemma, f"-{d.suffix}", str(d.paragraphs), str(d.bold_paragraphs), forms, escape(d.evidence))
+        out.print(table)
     if res.compounds:
         table = Table("compound", "paragraphs", "bold", "members")
         for f in res.compounds[:COMPOUNDS_SHOWN]:
@@ -134,6 +159,11 @@ def show_forms(res: FormsResult) -> None:
         out.print(
             f"{len(res.compounds)} compounds (the first {min(COMPOUNDS_SHOWN, len(res.compounds))} shown; all with "
             f"--json); forms and compounds in {res.compound_paragraphs:,} paragraphs",
+            highlight=False,
+        )
+    if res.derivatives:
+        out.print(
+            f"the whole family (forms, derivatives, compounds) in {res.family_paragraphs:,} paragraphs",
             highlight=False,
         )
     if res.unattested:

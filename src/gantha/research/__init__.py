@@ -113,7 +113,8 @@ class Research(
         )
         self.words = words or Words(lexicon, store)
         inflect = self.words.inflection if lexicon is not None else None
-        self.searcher = Searcher(store, semantic, fusion, judge, inflect=inflect)
+        headword = self.words.is_headword if lexicon is not None else None
+        self.searcher = Searcher(store, semantic, fusion, judge, inflect=inflect, headword=headword)
         self.pipeline = Pipeline(store, lexicon, self.searcher, self)
         self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
         self._outlines, self._summaries, self._named_texts, self._titles = {}, {}, None, None

@@ -43,7 +43,7 @@ class LexicalSearch:
             result = self.store.search(sq)
             page, counted = result.hits, lambda: (result.total, self.presenter.buckets(result.aggregations))
         every = set(family.words()) if family else set(info.forms)  # forms whose occurrences each hit lists
-        own = set(family.words(False)) if family else every  # the rest are compounds holding the lemma
+        compounds = {c.form for c in family.compounds} if family else set()  # words holding the lemma
         analyse = fold if info.field == "fold" else canon
         terms = set(analysed.terms) | set(info.forms)
         hits = []
@@ -56,7 +56,7 @@ class LexicalSearch:
             hit = self.presenter.hit(p, rank, text, round(h.score, 4), bold_match=h.ranked_first and not req.page_ref)
             if every:  # a forms or lemma search: which of them stand here, and whether inside a compound
                 hit.matched = list(dict.fromkeys(w for w in map(canon_word, WORD_RE.findall(p.text)) if w in every))
-                hit.in_compound = any(w not in own for w in hit.matched)
+                hit.in_compound = any(w in compounds for w in hit.matched)
             hits.append(hit)
         total, buckets = counted()
         return SearchResponse.timed(started, total, hits, info, aggregations=buckets)

@@ -59,6 +59,11 @@ def _by_count(bucket: tuple[str, int]) -> tuple[int, str]:
     return -bucket[1], bucket[0]
 
 
+def _any(tokens: list[str]) -> str:
+    """A regular expression matching exactly these terms."""
+    return "(?:" + "|".join(re.escape(t) for t in tokens) + ")"
+
+
 def _schema() -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
     b.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
@@ -93,6 +98,8 @@ class _Compiler:
         self.schema = schema
 
     def clause(self, c: Clause, scored: bool = True, searcher: tantivy.Searcher | None = None) -> tantivy.Query:
+        if c.kind == "near":
+            return tantivy.Query.const_score_query(self.near(c.field, c.groups, c.distance), 1.0)
         if c.kind == "forms" and scored and searcher is not None:  # each form's BM25 without its rarity
             return tantivy.Query.boolean_query(
                 [(tantivy.Occur.Should, self._unrare(searcher, c.field, t)) for t in c.tokens]
@@ -115,6 +122,31 @@ class _Compiler:
             terms = [tantivy.Query.term_query(self.schema, c.field, t) for t in c.tokens]
             return tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms])
         return tantivy.Query.term_set_query(self.schema, c.field, c.tokens)
+
+    def near(self, field: str, groups: list[list[str]], distance: int) -> tantivy.Query:
+        """A token of each group with at most ``distance`` words between them, either order: phrase queries
+        whose positions match any of a group's forms (one regular expression each), with slop. Tantivy's slop
+        also lets a phrase match reversed (at a cost of two), and a token belonging to both groups could stand
+        for both: the groups are split into disjoint pairs, and two of their shared forms are matched at each
+        exact gap."""
+        a, b = (list(dict.fromkeys(g)) for g in groups)
+        shared = set(a) & set(b)
+        pairs = [(a, [t for t in b if t not in shared]), ([t for t in a if t not in shared], sorted(shared))]
+        queries = [
+            tantivy.Query.regex_phrase_query(self.schema, field, [_any(first), _any(second)], slop=distance)
+            for x, y in pairs
+            if x and y
+            for first, second in ((x, y), (y, x))
+        ]
+        if shared:  # two occurrences of the shared forms, gap by gap
+            both = _any(sorted(shared))
+            queries += [
+                tantivy.Query.regex_phrase_query(self.schema, field, [(0, both), (gap + 1, both)])
+                for gap in range(distance + 1)
+            ]
+        if not queries:
+            return tantivy.Query.empty_query()
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in queries])
 
     def _unrare(self, searcher: tantivy.Searcher, field: str, token: str) -> tantivy.Query:
         """A term query whose BM25 is divided by the term's inverse document frequency (as tantivy reckons it)."""

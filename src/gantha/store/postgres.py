@@ -515,6 +515,9 @@ class _Plan:
         if c.kind == "phrase" and len(c.tokens) > 1:
             self.parts.append(self._phrase(field, c.tokens, tag))
             return
+        if c.kind == "near":
+            self.parts.append(self._near(field, c.groups, c.distance, tag))
+            return
         terms = c.tokens
         if c.kind in ("prefix", "suffix", "infix"):
             terms = self._expand(field, c.tokens, c.kind)
@@ -573,6 +576,18 @@ class _Plan:
             f"SELECT doc, {score}, {tag} FROM (SELECT p0.doc, p0.len, "
             f"(SELECT count(*) FROM unnest(p0.pos) a WHERE {follows}) AS tf FROM postings p0 {joins} "
             f"WHERE p0.field = {field} AND p0.term = {first}) m WHERE tf > 0"
+        )
+
+    def _near(self, field: int, groups: list[list[str]], distance: int, tag: str) -> str:
+        """Documents holding a token of each group at two positions with at most ``distance`` words between
+        them, either order; unranked (1.0)."""
+        second = self._arg(list(groups[1]))  # placeholders are filled in the order they stand in the text
+        first = self._arg(list(groups[0]))
+        return (
+            f"SELECT DISTINCT a.doc, 1.0, {tag} FROM postings a JOIN postings b ON b.doc = a.doc "
+            f"AND b.field = {field} AND b.term = ANY({second}) WHERE a.field = {field} AND a.term = ANY({first}) "
+            "AND EXISTS (SELECT 1 FROM unnest(a.pos) x, unnest(b.pos) y "
+            f"WHERE x <> y AND abs(x - y) <= {int(distance) + 1})"
         )
 
     def _filters(self) -> str:
