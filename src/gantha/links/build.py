@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from gantha.links import layers, parallels
-from gantha.links.facts import BookFacts, gather, pack, unpack
+from gantha.links.facts import BookFacts, gather, pack, signature, unpack
 from gantha.store.base import Store
 from gantha.store.links import LinkRow
 from gantha.text.citations import Target, resolve
@@ -51,7 +51,7 @@ def refresh(store: Store, *, force: bool = False, reports: Path | None = None) -
     nothing was to do."""
     started = time.perf_counter()
     records = {key.split("/", 1)[1]: r for key, r in store.books(CORPUS).items()}
-    signatures = "|".join(f"{b}:{r.signature}" for b, r in sorted(records.items()))
+    signatures = "|".join(f"{b}:{signature(r.signature)}" for b, r in sorted(records.items()))
     stamp = hashlib.sha1(f"{VERSION}|{signatures}".encode()).hexdigest()
     if not force and store.get_meta("links") == stamp:
         return None
@@ -77,7 +77,7 @@ def _facts(store: Store, records: dict) -> dict[str, BookFacts]:
     missing = []
     for book, record in sorted(records.items()):
         row = stored.get(book)
-        if row is not None and row.signature == record.signature:
+        if row is not None and row.signature == signature(record.signature):
             out[book] = unpack(row)
         else:
             out[book] = gather(book, store.book_passages(CORPUS, book))

@@ -16,6 +16,13 @@ from gantha.model import Passage
 from gantha.store.links import FactsRow
 from gantha.text.citations import find_citations
 
+VERSION = 2  # raise when what is gathered from a book changes: every book's facts are gathered again
+
+
+def signature(book_signature: str) -> str:
+    """What stored facts were gathered from: the book's files and this code."""
+    return f"facts{VERSION}|{book_signature}"
+
 
 @dataclass(slots=True)
 class CitationFact:
@@ -49,11 +56,11 @@ def gather(book: str, passages: list[Passage]) -> BookFacts:
     return BookFacts(book, [(p.para, p.seq) for p in passages], hashes, owners, citations)
 
 
-def pack(corpus: str, signature: str, facts: BookFacts) -> FactsRow:
+def pack(corpus: str, book_signature: str, facts: BookFacts) -> FactsRow:
     return FactsRow(
         corpus,
         facts.book,
-        signature,
+        signature(book_signature),
         zlib.compress(orjson.dumps(facts.paragraphs)),
         facts.hashes.astype("<u8").tobytes() + facts.owners.astype("<u4").tobytes(),
         zlib.compress(
