@@ -18,13 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gantha.corpus import bible, cst, dictionary, markdown, myanmar, suttacentral, wikipali
+from gantha.corpus import bible, cst, dictionary, markdown, myanmar, parallels, suttacentral, wikipali
 from gantha.corpus.files import SourceError
 from gantha.links import build as links
 from gantha.links.facts import gather, pack
 from gantha.model import BookInfo, ChannelInfo, Passage, comma_list
 from gantha.store.base import BookRecord, Store
+from gantha.store.links import LinkRow
 from gantha.text import align, chinese
+from gantha.text.refs import covering_uid
 from gantha.text.sentences import chunks
 
 COMMIT_EVERY = 100_000  # passages between commits: the most an interruption can lose
@@ -334,6 +336,54 @@ def ingest_suttacentral(
         if progress:
             progress(collection, len(aligned.passages), len(suttacentral.COLLECTIONS))
     store.finish()
+    summary.seconds = round(time.perf_counter() - started, 2)
+    return summary
+
+
+def ingest_parallels(
+    store: Store, path: Path, *, force: bool = False, progress: Progress | None = None
+) -> IngestSummary:
+    """Load SuttaCentral's curated parallels (``parallels.json``) of the texts the index holds: shown by
+    ``links`` beside the parallels found in the texts, marked curated."""
+    started = time.perf_counter()
+    summary = IngestSummary("parallels", str(path))
+    signature = _tree_signature(path)
+    texts = store.texts()
+    if not texts:
+        summary.skipped.append({"item": str(path), "reason": "no named texts indexed: ingest suttacentral first"})
+        return summary
+    if not force and store.get_meta("curated_parallels") == signature:
+        summary.unchanged = 1
+        return summary
+    files = [path] if path.is_file() else sorted(f for f in path.rglob("parallels.json*") if f.is_file())
+    groups = []
+    for f in files:
+        try:
+            groups += parallels.read_groups(f)
+        except SourceError as exc:
+            summary.skipped.append({"item": f.name, "reason": str(exc)})
+    if not files:
+        summary.skipped.append({"item": str(path), "reason": "no parallels.json found"})
+    uids = [t.uid for t in texts]
+    by_prefix: dict[str, list[str]] = {}
+    for uid in uids:
+        by_prefix.setdefault(re.sub(r"[\d.-]+$", "", uid), []).append(uid)
+    known = {}
+    for uid in {parallels.uid_of(m) for _, members in groups for m in members}:
+        start = uid.split("-")[0] if re.search(r"\d-\d+$", uid) else uid
+        if found := covering_uid(start, by_prefix.get(re.sub(r"[\d.-]+$", "", start), [])):
+            known[uid] = found
+    rows = []
+    for r in parallels.relations(groups, known):
+        uid, _, section = r.target.partition("#")
+        target = known.get(uid, uid) + (f"#{section}" if section else "")
+        rows.append(LinkRow("curated", r.uid, target, weight=0.5 if "resembling" in r.kind else 1.0, note=r.kind))
+    store.replace_links(["curated"], rows)
+    store.set_meta("curated_parallels", signature)
+    summary.books = len({r.src for r in rows})
+    summary.passages = len(rows)
+    if progress:
+        progress(path.name, len(rows), 1)
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
 

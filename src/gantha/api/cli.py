@@ -31,7 +31,7 @@ from gantha.api.progress import tracker
 from gantha.api.render import SHOW, err, out, show_search
 from gantha.config import settings
 from gantha.corpus.cst import BookError
-from gantha.corpus.download import DownloadError, download_cst
+from gantha.corpus.download import DownloadError, download_cst, fetch
 from gantha.embed import EmbedderError, make_embedder
 from gantha.ingest import IngestSummary, embed_corpora, ingest_lexicon, write_report
 from gantha.model import MAX_LIMIT, CoordinateError, SearchMode, SearchRequest, comma_list
@@ -143,6 +143,9 @@ def _report(summaries: list[IngestSummary], as_json: bool, index: str, verbose: 
         if s.source in LEXICON_SOURCES:
             done = "unchanged" if s.unchanged else f"{s.passages:,} rows in {s.seconds:.1f} s"
             line = f"[green]loaded[/green] {s.source}: {done}"
+        elif s.source == "parallels":
+            done = "unchanged" if s.unchanged else f"{s.passages:,} relations of {s.books:,} texts of the index"
+            line = f"[green]loaded[/green] curated parallels: {done}"
         else:
             line = (
                 f"[green]ingested[/green] {s.source}: {s.books} books ({s.unchanged} unchanged), "
@@ -203,7 +206,7 @@ def _ingest_all(
 @cli_errors
 def ingest(
     source: Annotated[str, typer.Argument(help=f"one of: {', '.join(CHOICES)}")],
-    path: Annotated[Path, typer.Argument(help="file or folder (plain or .gz)")],
+    path: Annotated[str, typer.Argument(help="file or folder (plain or .gz); parallels: also the file's URL")],
     index: IndexOpt = None,
     force: Annotated[bool, typer.Option(help="re-ingest books whose files are unchanged")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="list every item skipped or left out")] = False,
@@ -213,6 +216,10 @@ def ingest(
     """Index a source (resumable: unchanged books are skipped); `all` reads a folder laid out like shared/data."""
     if source not in CHOICES:
         _fail(f"unknown source {source!r}; this version reads: {', '.join(CHOICES)}", 2)
+    if source == "parallels" and path.startswith(("https://", "http://")):
+        folder = settings().downloads
+        path = str(fetch(path, folder / "parallels.json"))
+    path = Path(path)
     if not path.exists():
         _fail(f"no such file or folder: {path}", 2)
 
