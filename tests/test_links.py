@@ -159,3 +159,31 @@ def test_links_over_http_and_the_cli(full_ingest):
         check=True,
     )
     assert json.loads(cli.stdout)["commentary"]["items"][0]["coordinate"] == "cst/vin02a3.att/75"
+
+
+def test_curated_parallels_stand_beside_the_computed_ones(full_ingest, tmp_path):
+    """A file in the format of SuttaCentral's relationship/parallels.json: the Pali parallels the index holds
+    link to their coordinates, the others by their SuttaCentral address; all marked curated."""
+    from gantha.ingest import ingest_parallels
+    from gantha.store.embedded import EmbeddedStore
+
+    sample = tmp_path / "parallels.json"
+    sample.write_text(
+        json.dumps([{"parallels": ["mn10", "~dn22", "ma98", "ea12.1"]}, {"mentions": ["an3.65", "sn56.11#3"]}]),
+        encoding="utf-8",
+    )
+    store = EmbeddedStore(full_ingest[0])
+    try:
+        summary = ingest_parallels(store, sample)
+        assert summary.ok and summary.passages == 5  # mn10's three, and dn22's mn10: ma98 and ea12.1 are not indexed
+        assert ingest_parallels(store, sample).unchanged == 1
+    finally:
+        store.close()
+    found = Research.open(full_ingest[0]).links("MN 10", kinds=["parallels"], limit=50).parallels.items
+    curated = [i for i in found if i.curated]
+    assert {i.reference for i in curated} == {"DN 22", "ma98", "ea12.1"}
+    dn22 = next(i for i in curated if i.reference == "DN 22")
+    assert dn22.coordinate.startswith("cst/s0102m.mul/") and "resembling parallel" in dn22.reason
+    ma98 = next(i for i in curated if i.reference == "ma98")
+    assert ma98.coordinate is None and ma98.url == "https://suttacentral.net/ma98"
+    assert any(not i.curated and i.reference == "DN 22" for i in found)  # the computed ones beside them

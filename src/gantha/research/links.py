@@ -220,8 +220,8 @@ class LinkVerbs:
     # --- parallels --------------------------------------------------------------------------------
 
     def _parallels(self, passages: list[Passage]) -> list[LinkItem]:
-        """Paragraphs repeating a stretch of these (outside them), the texts that share most first; then the
-        parallels SuttaCentral lists for the named texts holding them."""
+        """SuttaCentral's curated parallels of the named texts holding these paragraphs, then the paragraphs
+        repeating a stretch of them (outside them), the texts that share most first."""
         inside = {p.coordinate for p in passages}
         best: dict[str, tuple[float, str, str, int]] = {}  # other paragraph → (words, paragraph of ours, book, seq)
         for r in self.store.links_from(list(inside), "parallel"):
@@ -248,7 +248,7 @@ class LinkVerbs:
             )
             for c in ranked
         ]
-        return items + self._curated(passages)
+        return self._curated(passages) + items
 
     def _curated(self, passages: list[Passage]) -> list[LinkItem]:
         """SuttaCentral's parallels of the named texts holding these paragraphs (``gantha ingest parallels``)."""
@@ -257,7 +257,10 @@ class LinkVerbs:
             if (t := self.store.text_at(p.corpus, p.book, p.seq)) is not None:
                 texts.setdefault(t.uid, (t, p.coordinate))
         items = []
-        for r in self.store.links_from(list(texts), "curated"):
+        for r in sorted(
+            self.store.links_from(list(texts), "curated"),
+            key=lambda r: (self.store.text(r.dst.split("#")[0]) is None, -r.weight, r.dst),
+        ):
             _, of = texts[r.src]
             uid = r.dst.split("#")[0]
             target = self.store.text(uid)
