@@ -16,7 +16,7 @@ from gantha.model import Passage
 from gantha.store.links import FactsRow
 from gantha.text.citations import find_citations
 
-VERSION = 2  # raise when what is gathered from a book changes: every book's facts are gathered again
+VERSION = 3  # raise when what is gathered from a book changes: every book's facts are gathered again
 
 
 def signature(book_signature: str) -> str:

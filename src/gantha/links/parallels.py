@@ -25,7 +25,7 @@ from gantha.text.pali import WORD_RE, fold
 K = 6  # words in a hashed stretch
 FORMULA = 50  # a stretch found in more paragraphs than this is a stock formula
 MIN_SHARED = 5  # stretches two paragraphs share to be parallels: a run of at least K + MIN_SHARED - 1 words
-_LETTER_BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so its powers are invertible modulo 2**64
+_LETTER_BASE = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.array(
     [
         0x2545F4914F6CDD1D,
@@ -47,6 +47,18 @@ def _letters() -> np.ndarray:
     )
 
 
+@cache
+def _folded() -> np.ndarray:
+    """Each code point of the Basic Multilingual Plane folded (``fold``: lower case, no diacritics), where it
+    folds to one character: folding a whole book as an array, not as a string."""
+    table = np.arange(0x10000, dtype=np.uint32)
+    for c in range(0x80, 0x10000):
+        if len(folded := fold(chr(c))) == 1:
+            table[c] = ord(folded)
+    table[ord("A") : ord("Z") + 1] += 32
+    return table
+
+
 def _powers(base: np.uint64, n: int) -> np.ndarray:
     powers = np.full(max(n, 1), base, dtype=np.uint64)
     powers[0] = 1
@@ -56,21 +68,20 @@ def _powers(base: np.uint64, n: int) -> np.ndarray:
 
 def shingles(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """The hashes of every stretch of ``K`` words inside each text (folded), and the index of its text."""
-    joined = fold("\n".join(t.replace("\n", " ") for t in texts))
+    joined = "\n".join(t.replace("\n", " ") for t in texts)
     codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
+    codes = np.where(codes < 0x10000, _folded()[np.minimum(codes, 0xFFFF)], codes)
     if not len(codes):
         return np.zeros(0, np.uint64), np.zeros(0, np.uint32)
     is_letter = np.where(codes < 0x10000, _letters()[np.minimum(codes, 0xFFFF)], True)
     before = np.concatenate(([False], is_letter[:-1]))
-    after = np.concatenate((is_letter[1:], [False]))
-    starts = np.flatnonzero(is_letter & ~before)
-    ends = np.flatnonzero(is_letter & ~after) + 1
+    starts = np.flatnonzero(is_letter & ~before)  # where each word begins in the text
+    letters = codes[is_letter].astype(np.uint64) + np.uint64(1)
+    first = np.flatnonzero((is_letter & ~before)[is_letter])  # where each word begins among the letters
+    lengths = np.diff(np.append(first, len(letters)))
+    place = np.arange(len(letters)) - np.repeat(first, lengths)  # each letter's place in its word
     with np.errstate(over="ignore"):
-        powers = _powers(_LETTER_BASE, len(codes))
-        inverse = _powers(np.uint64(pow(int(_LETTER_BASE), -1, 2**64)), len(codes))
-        sums = np.cumsum(np.where(is_letter, (codes.astype(np.uint64) + np.uint64(1)) * powers, 0), dtype=np.uint64)
-        below = np.where(starts > 0, sums[np.maximum(starts - 1, 0)], np.uint64(0))
-        words = (sums[ends - 1] - below) * inverse[starts]  # the same word hashes alike wherever it stands
+        words = np.add.reduceat(letters * _powers(_LETTER_BASE, int(lengths.max(initial=1)))[place], first)
         line_starts = np.flatnonzero(codes == 10) + 1
         owners = np.searchsorted(line_starts, starts, side="right").astype(np.uint32)
         n = len(words) - K + 1

@@ -15,23 +15,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from gantha.store.sql import Database
 
-LINKS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS link_facts (key TEXT PRIMARY KEY, corpus TEXT, book TEXT, signature TEXT,
-    paragraphs BLOB, shingles BLOB, citations BLOB);
-CREATE TABLE IF NOT EXISTS links (kind TEXT, src TEXT, dst TEXT, src_book TEXT, src_seq INTEGER, dst_book TEXT,
-    dst_seq INTEGER, weight REAL, note TEXT, layer TEXT);
+_LINKS_TABLE = """CREATE TABLE IF NOT EXISTS {name} (kind TEXT, src TEXT, dst TEXT, src_book TEXT, src_seq INTEGER,
+    dst_book TEXT, dst_seq INTEGER, weight REAL, note TEXT, layer TEXT)"""
+_LINKS_INDEXES = """
 CREATE INDEX IF NOT EXISTS links_src ON links (src, kind);
 CREATE INDEX IF NOT EXISTS links_dst ON links (dst, kind);
 CREATE INDEX IF NOT EXISTS links_dst_book ON links (kind, dst_book, dst_seq)
 """
+LINKS_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS link_facts (key TEXT PRIMARY KEY, corpus TEXT, book TEXT, signature TEXT,
+    paragraphs BLOB, shingles BLOB, citations BLOB);
+{_LINKS_TABLE.format(name="links")};
+{_LINKS_INDEXES}"""
 _COLUMNS = "kind, src, dst, src_book, src_seq, dst_book, dst_seq, weight, note, layer"
 
 
-@dataclass(frozen=True, slots=True)
-class LinkRow:
+class LinkRow(NamedTuple):
+    """A row of the links table (see the module docstring)."""
+
     kind: str
     src: str
     dst: str
@@ -88,12 +93,20 @@ class LinkTable:
             self.db.execute("DELETE FROM link_facts WHERE key=?", (f"{corpus}/{book}",))
 
     def replace_links(self, kinds: Iterable[str], rows: Iterable[LinkRow]) -> None:
-        """Replace every link of these kinds with ``rows``, at once."""
+        """Replace every link of these kinds with ``rows``, at once: into a new table, indexed after its rows
+        are in (faster than keeping the indexes up to date), which takes the old one's place."""
         self.db.script(LINKS_SCHEMA)
         kinds = list(kinds)
         with self.db.transaction():
-            self.db.execute(f"DELETE FROM links WHERE kind IN ({','.join('?' * len(kinds))})", kinds)
-            self.db.insert("links", (tuple(getattr(r, f) for f in LinkRow.__slots__) for r in rows), 10)
+            self.db.execute("DROP TABLE IF EXISTS links_next")
+            self.db.execute(_LINKS_TABLE.format(name="links_next"))
+            marks = ",".join("?" * len(kinds))
+            self.db.execute(f"INSERT INTO links_next SELECT * FROM links WHERE kind NOT IN ({marks})", kinds)
+            self.db.insert("links_next", rows, 10)
+            self.db.execute("DROP TABLE links")
+            self.db.execute("ALTER TABLE links_next RENAME TO links")
+            for statement in filter(None, (s.strip() for s in _LINKS_INDEXES.split(";"))):
+                self.db.execute(statement)
 
     def _links(self, where: str, args: tuple) -> list[LinkRow]:
         if not self._link_tables():
