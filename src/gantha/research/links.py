@@ -118,6 +118,19 @@ class LinkVerbs:
             result.notes.append("this index has no links yet: ingest the CST again (`gantha ingest cst PATH`)")
         return result
 
+    def commentaries_on(self, references: list[str]) -> list[str]:
+        """The coordinates of every aṭṭhakathā and ṭīkā paragraph on these root paragraphs (``vin02m3.mul/75-110``,
+        ``cst/vin02m3.mul/75``, ``MN 10``), each with the paragraphs continuing it."""
+        found: dict[str, None] = {}
+        for reference in references:
+            written = reference.strip()
+            if "/" in written and not written.startswith("cst/"):
+                written = f"cst/{written}"
+            passages, _ = self._linked_span(written)
+            for layer in ("atthakatha", "tika"):
+                found.update((i.coordinate, None) for i in self._commentaries(passages, layer) if i.coordinate)
+        return list(found)
+
     def _linked_span(self, coordinate: str) -> tuple[list[Passage], str | None]:
         """The Pali paragraphs a coordinate, a range (``cst/vin02m3.mul/75-110``) or a named text (``MN 10``) holds."""
         if span := self._paragraph_range(coordinate, "pali"):
