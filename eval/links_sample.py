@@ -49,7 +49,7 @@ import numpy as np
 
 from gantha.links.facts import unpack
 from gantha.links.layers import is_numbered
-from gantha.links.parallels import FORMULA, MIN_SHARED, shared_span, shingles
+from gantha.links.parallels import COMMON, FORMULA, MIN_SHARED, shared_span, shingles
 from gantha.model import Passage, SearchMode, SearchRequest
 from gantha.research import Research
 from gantha.store.links import LinkRow
@@ -141,9 +141,19 @@ class StretchCounts:
         return f"{kept[0]}/{int(np.median(kept))}/{kept[-1]} of {len(kept)} counted ({len(counts)} shared)"
 
     @staticmethod
+    def weighed(counts: np.ndarray, limit: int = FORMULA) -> float:
+        """The shared stretches in at most ``limit`` paragraphs, each weighed by its rarity as the index weighs
+        them (``COMMON / paragraphs`` above ``COMMON``)."""
+        kept = counts[(counts > 0) & (counts <= limit)].astype(float)
+        return float(np.minimum(1.0, COMMON / kept).sum())
+
+    @staticmethod
     def kept_at(counts: np.ndarray) -> str:
-        """Whether the pair would still be linked were the stock-formula limit lower: ``30:y 20:n 10:n``."""
-        return " ".join(f"{f}:{'y' if (counts <= f).sum() >= MIN_SHARED else 'n'}" for f in ALTERNATIVE_FORMULA)
+        """Whether the pair would still be linked were the stock-formula limit lower: ``30:y 20:n 10:n`` (by the
+        rule the index uses: the weighed count of the stretches under the limit at least ``MIN_SHARED``)."""
+        return " ".join(
+            f"{f}:{'y' if StretchCounts.weighed(counts, f) >= MIN_SHARED - 1e-9 else 'n'}" for f in ALTERNATIVE_FORMULA
+        )
 
 
 def parallel_rows(r: Research, sample: list[LinkRow]) -> list[dict]:

@@ -465,3 +465,17 @@ def test_two_servers_on_one_database_answer_while_a_third_process_ingests(pg_ser
         assert after[0] == after[1] > before  # both servers see the new books
         books = httpx.get(f"{two.url}/api/v3/books").json()["data"]
         assert "vin01m.mul" in {b["book"] for b in books}
+
+
+def test_links_alike_on_both_stores(both):
+    """The links between paragraphs (commentary layers, parallels, variants) answer alike from either store."""
+    from gantha.research import Research
+
+    embedded, postgres = both["embedded"], both["postgres"]
+    assert embedded.link_counts() == postgres.link_counts() and embedded.link_counts()["comments"] > 100
+    assert set(embedded.link_facts("cst")) == set(postgres.link_facts("cst")) == set(BOOKS)
+    answers = [
+        Research(store, store.lexicon()).links("cst/vin02m3.mul/75", limit=20).model_dump()
+        for store in (embedded, postgres)
+    ]
+    assert answers[0] == answers[1] and answers[0]["commentary"]["items"][0]["coordinate"] == "cst/vin02a3.att/75"
