@@ -187,7 +187,10 @@ class TaskRunner:
 
     def start(self) -> TaskRunner:
         self.store = open_store(self.location)
-        self.store.tasks().recover()
+        try:
+            self.store.tasks().recover()
+        except StoreError as exc:  # a damaged queue: the server answers, health says why no task runs
+            print(f"gantha: tasks not run: {exc}", file=sys.stderr)
         self._classify_if_stale()
         self._thread.start()
         return self
@@ -228,9 +231,13 @@ class TaskRunner:
     def _loop(self) -> None:
         try:
             while not self._stop.is_set():
-                if not self.step():
-                    if time.monotonic() - self._pruned > PRUNE_EVERY:
+                try:
+                    stepped = self.step()
+                    if not stepped and time.monotonic() - self._pruned > PRUNE_EVERY:
                         self.prune()
+                except StoreError:  # the queue cannot be read (health says so): tried again after a pause
+                    stepped = False
+                if not stepped:
                     self._stop.wait(self.idle)
         finally:
             if self.store is not None:

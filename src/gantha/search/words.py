@@ -137,7 +137,7 @@ class Words:
         """The words of the same index opened again: these, with every cache, while neither the vocabulary nor
         the lexicon changed (a write to another channel); otherwise new ones, warmed with what these were
         asked for last."""
-        if self._stamp_of(lexicon, store) != self._stamp:
+        if self._stamp_of(lexicon, store) != self._stamp or getattr(self.lexicon, "problem", None):
             with self._recent_lock:
                 asked = list(reversed(self._recent))
             return Words(lexicon, store).warmed(asked)
@@ -303,7 +303,8 @@ class Words:
         if kept is not MISSING:
             return None if kept is None else Inflection(kept[0], kept[1], tuple(kept[2]), tuple(kept[3]))
         found = self._computed_inflection(word)
-        self._kept.put(word, None if found is None else [found.word, found.lemma, found.forms, found.others])
+        if not getattr(self.lexicon, "problem", None):  # not what a damaged lexicon answered
+            self._kept.put(word, None if found is None else [found.word, found.lemma, found.forms, found.others])
         return found
 
     def _computed_inflection(self, folded: str) -> Inflection | None:

@@ -7,6 +7,7 @@ Small and read-mostly, needed by every backend alike: the embedded store keeps i
 from __future__ import annotations
 
 import re
+import sqlite3
 from functools import cached_property
 from pathlib import Path
 
@@ -39,10 +40,17 @@ class Lexicon:
 
     def __init__(self, db: Database):
         self.db = db
+        self.problem: str | None = None  # why the lexicon stopped answering while it was open (damaged)
         db.script(_SCHEMA)
 
     def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
-        return self.db.query(sql, args)
+        """The rows of a query; none when the file turns out damaged while it is open (the problem is kept and
+        reported: searches answer without inflections and meanings rather than fail)."""
+        try:
+            return self.db.query(sql, args)
+        except sqlite3.DatabaseError as exc:
+            self.problem = f"the lexicon cannot be read ({exc}): ingest wordstats, grammar and dict again"
+            return []
 
     def sources(self) -> dict[str, tuple[int, str]]:
         """Loaded sources: name → (rows, signature of the files they came from)."""
