@@ -6,6 +6,8 @@ matches them. Analysed fields are logical names every backend provides:
 
 * ``fold`` / ``exact`` — passage text, diacritics folded / canonical form as written;
 * ``bold_fold`` / ``bold_exact`` — the same for the bold (defined) terms only;
+* ``variants_fold`` / ``variants_exact`` — the same for the passage's variant readings (its notes): searched,
+  never shown;
 * ``page_refs`` / ``page_starts`` — normalised page keys (``P2.0031``) the passage touches / begins;
 * filter fields ``corpus``, ``book``, ``category``, ``tags``, ``channel``, ``language``, ``granularity``,
   ``primary`` (``yes`` for originals and stand-alone texts, ``no`` for translations aligned to an original).
@@ -33,11 +35,14 @@ class Clause:
     """One condition on an analysed field: a term (any of ``tokens``, ranked by BM25), forms (any of
     ``tokens``, the forms of one word: ranked by BM25 without their rarity, so a paragraph repeating a common
     form outranks one naming a rare form once), a set (any of ``tokens``, unranked: fast for thousands), a
-    phrase, or a prefix, suffix or infix."""
+    phrase, a prefix, suffix or infix, or near: a token of ``groups[0]`` and one of ``groups[1]`` with at most
+    ``distance`` words between them, in either order (``tokens`` unused)."""
 
     field: str
     tokens: list[str]
-    kind: Literal["term", "forms", "set", "phrase", "prefix", "suffix", "infix"] = "term"
+    kind: Literal["term", "forms", "set", "phrase", "prefix", "suffix", "infix", "near"] = "term"
+    groups: list[list[str]] = field(default_factory=list)
+    distance: int = 0
 
 
 @dataclass(slots=True)
@@ -56,6 +61,7 @@ class StoreQuery:
     rank_first: list[Clause] = field(default_factory=list)
     scoring: list[Clause] = field(default_factory=list)  # add to the score where they match; select nothing
     filters: dict[str, list[str]] = field(default_factory=dict)
+    ids: list[str] = field(default_factory=list)  # document ids (coordinate@channel) a match must be among
     book_pattern: str | None = None  # regular expression over book ids
     tag_groups: list[list[str]] = field(default_factory=list)  # any group whose tags a passage has all of
     # passages of any of these books (corpus, book), each in any chapter (``()``) or in these chapter numbers
@@ -101,6 +107,10 @@ class BookRecord:
 
 class StoreError(RuntimeError):
     """The index cannot be used (missing, from another version, unreachable, locked)."""
+
+
+class ReadOnlyIndex(StoreError):
+    """The index is read here only (a replica, a read-only role): writes go to the primary."""
 
 
 class IndexBusy(StoreError):

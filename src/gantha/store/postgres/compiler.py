@@ -1,0 +1,294 @@
+"""A StoreQuery as SQL over ``docs``: full-text conditions on the ``tsvector`` columns, filters on the others,
+the count grouped by unit, and the page ranked by BM25.
+
+Matching: each clause is a ``tsquery`` on its field's column — any of its words (``'a' | 'b'``), a phrase
+(``'a' <-> 'b'``), a prefix (``'pari':*``), a suffix or infix as the words of the field's vocabulary that end
+with or hold it (found through the trigram index of ``lexemes``), near as ``(a1|a2) <k> (b1|b2)`` for k up
+to the distance plus one, both ways. Clauses on one column are joined into one ``tsquery`` (``&``, ``|``,
+``& !`` for an exclusion), so one GIN scan answers them.
+
+Ranking (what the page is ordered by): rank-first matches first, then BM25 as tantivy computes it (k1 1.2,
+b 0.75, idf ``ln(1 + (N − df + 0.5)/(df + 0.5))`` from the document frequencies of ``lexemes``, the field
+length as tantivy's field norm, the average over the index), with term frequencies read from the tsvector's
+positions (up to 256 a word). Clauses score as in the embedded store: a word by its BM25, the forms of one
+word without their rarity, a phrase by the BM25 of its occurrences with the sum of its words' idfs, near by
+the BM25 of its words, a prefix, wildcard or unranked set 1. For words in more than :data:`TIER_FROM`
+documents the page is ranked among the matches where such a word is among the passage's heaviest
+(``_top``) or that rank first, when they fill it, else among all matches: exact BM25 over those passages.
+Ties: by insertion order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gantha.store.base import Clause, StoreQuery
+from gantha.store.postgres.rows import BM25_B, BM25_K1, lexeme
+from gantha.store.postgres.schema import BY_NAME
+
+RANK_FIRST_SCORE = 1000.0
+TIER_FROM = 2000  # documents holding the ranked words above which the page is ranked from the _top passages
+SCORED = ("must", "should", "alternatives", "scoring")
+
+
+@dataclass(slots=True)
+class Stats:
+    """BM25's collection statistics: the number of documents, the average length of each field."""
+
+    docs: int
+    avg: dict[str, float] = field(default_factory=dict)
+
+    def idf(self, df: int) -> float:
+        return math.log(1 + (self.docs - df + 0.5) / (df + 0.5))
+
+
+def lit(value: str) -> str:
+    """An SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def lits(values: list[str]) -> str:
+    """An SQL text array literal."""
+    return f"ARRAY[{', '.join(map(lit, values))}]::text[]" if values else "'{}'::text[]"
+
+
+def column(name: str) -> str:
+    if name not in BY_NAME:
+        raise ValueError(f"no analysed field {name!r}")
+    return name
+
+
+def scored_words(q: StoreQuery) -> set[tuple[str, str]]:
+    """(field, word) pairs whose document frequency the ranking of ``q`` needs."""
+    out: set[tuple[str, str]] = set()
+    for c in (*q.must, *q.should, *(c for g in q.alternatives for c in g), *q.scoring):
+        if c.kind == "near":
+            out.update((c.field, t) for g in c.groups for t in g)
+        elif (
+            c.kind in ("forms", "phrase")
+            or len(c.tokens) == 1
+            or (c.kind == "term" and c.field in BY_NAME and BY_NAME[c.field].text)
+        ):
+            out.update((c.field, t) for t in c.tokens)
+    return out
+
+
+class Plan:
+    """The SQL of one StoreQuery. ``df``: document frequencies of :func:`scored_words`; ``expand(field, kind,
+    part)``: the words of a field's vocabulary that end with (``suffix``) or hold (``infix``) ``part``."""
+
+    def __init__(
+        self,
+        q: StoreQuery,
+        stats: Stats,
+        df: dict[tuple[str, str], int],
+        expand: Callable[[str, str, str], list[str]],
+    ):
+        self.q, self.stats, self.df, self.expand = q, stats, df, expand
+        self.weights: dict[str, dict[str, float]] = {}  # column → word → BM25 weight (idf, or 1 for forms)
+        self.phrases: list[str] = []  # score expressions of phrases
+        self.consts: list[str] = []  # score expressions of unranked clauses
+        self.match = self._match()
+        for c in q.must:
+            self._score(c, always=True)
+        for c in (*q.should, *(c for g in q.alternatives for c in g), *q.scoring):
+            self._score(c, always=False)
+        self.first = " OR ".join(f"({self._condition(c)})" for c in q.rank_first) or "FALSE"
+
+    # --- matching -------------------------------------------------------------------------------------
+
+    def tsquery(self, c: Clause) -> str | None:
+        """The clause as tsquery text (None: it matches nothing)."""
+        if c.kind == "near":
+            a, b = (" | ".join(map(lexeme, g)) for g in [*c.groups, [], []][:2])
+            if not (a and b):
+                return None
+            return " | ".join(
+                f"({x}) <{k}> ({y})" for k in range(1, max(c.distance, 0) + 2) for x, y in ((a, b), (b, a))
+            )
+        if c.kind == "phrase":
+            return " <-> ".join(map(lexeme, c.tokens)) or None
+        if c.kind == "prefix":
+            return " | ".join(f"{lexeme(t)}:*" for t in c.tokens) or None
+        words = c.tokens
+        if c.kind in ("suffix", "infix"):
+            words = list(dict.fromkeys(w for t in c.tokens for w in self.expand(c.field, c.kind, t)))
+        return " | ".join(map(lexeme, words)) or None
+
+    def _condition(self, c: Clause) -> str:
+        tsq = self.tsquery(c)
+        return f"d.{column(c.field)} @@ {lit(tsq)}::tsquery" if tsq else "FALSE"
+
+    def _every(self, clauses: list[Clause], excluded: list[Clause] = ()) -> list[str]:  # type: ignore[assignment]
+        """Conditions that all of ``clauses`` match and none of ``excluded``: one tsquery per column."""
+        parts: dict[str, list[str]] = {}
+        for c in clauses:
+            if (tsq := self.tsquery(c)) is None:
+                return ["FALSE"]
+            parts.setdefault(column(c.field), []).append(f"({tsq})")
+        nots: dict[str, list[str]] = {}
+        for c in excluded:
+            if (tsq := self.tsquery(c)) is not None:
+                nots.setdefault(column(c.field), []).append(f"({tsq})")
+        out = []
+        for col, tsqs in parts.items():
+            tsqs += [f"!{n}" for n in nots.pop(col, [])]
+            out.append(f"d.{col} @@ {lit(' & '.join(tsqs))}::tsquery")
+        out += [f"NOT (d.{col} @@ {lit(' | '.join(ns))}::tsquery)" for col, ns in nots.items()]
+        return out
+
+    def _any(self, clauses: list[Clause]) -> str:
+        """A condition any of ``clauses`` matches: one tsquery per column."""
+        parts: dict[str, list[str]] = {}
+        for c in clauses:
+            if (tsq := self.tsquery(c)) is not None:
+                parts.setdefault(column(c.field), []).append(f"({tsq})")
+        return " OR ".join(f"d.{col} @@ {lit(' | '.join(t))}::tsquery" for col, t in parts.items()) or "FALSE"
+
+    def _match(self) -> str:
+        q = self.q
+        conditions = self._every(q.must, q.must_not)
+        if q.should:
+            conditions.append(f"({self._any(q.should)})")
+        if groups := [g for g in q.alternatives if g]:
+            conditions.append("(" + " OR ".join(f"({' AND '.join(self._every(g))})" for g in groups) + ")")
+        return " AND ".join(conditions + self._filters()) or "TRUE"
+
+    def _filters(self) -> list[str]:
+        q, out = self.q, []
+        for name, values in q.filters.items():
+            if not values:
+                continue
+            if name in ("corpus", "book", "category", "channel", "granularity"):
+                out.append(f"d.{name} = ANY({lits(list(values))})")
+            elif name == "primary":
+                out.append(f"d.is_primary IN ({', '.join('TRUE' if v == 'yes' else 'FALSE' for v in values)})")
+            elif name in ("language", "tags"):
+                out.append(f"d.{name} && {lits(list(values))}")
+            else:
+                raise ValueError(f"no filter field {name!r}")
+        if q.ids:
+            out.append(f"d.doc_id = ANY({lits(list(q.ids))})")
+        if q.book_pattern:
+            out.append(f"d.book ~ {lit('^(?:' + q.book_pattern + ')')}")
+        if q.tag_groups:
+            out.append("(" + " OR ".join(f"d.tags @> {lits(list(g))}" for g in q.tag_groups) + ")")
+        if q.scopes:
+            scopes = " OR ".join(
+                f"(d.corpus = {lit(corpus)} AND d.book = {lit(book)}"
+                + (f" AND d.chapter IN ({', '.join(str(int(n)) for n in chapters)}))" if chapters else ")")
+                for corpus, book, chapters in q.scopes
+            )
+            out.append(f"({scopes})")
+        return out
+
+    # --- ranking --------------------------------------------------------------------------------------
+
+    def _idf(self, name: str, word: str) -> float:
+        return self.stats.idf(self.df.get((name, word), 0))
+
+    def _weigh(self, name: str, word: str, weight: float) -> None:
+        words = self.weights.setdefault(column(name), {})
+        words[word] = words.get(word, 0.0) + weight
+
+    def _bm25(self, tf: str, name: str) -> str:
+        """BM25's term-frequency part of ``tf`` (an SQL expression) in field ``name`` of row ``c``."""
+        avg = max(self.stats.avg.get(name, 0.0), 1e-9)
+        norm = f"{BM25_K1} * ({1 - BM25_B} + {BM25_B} * c.{name}_len / {avg!r})"
+        return f"(({tf}) * {BM25_K1 + 1} / (({tf}) + {norm}))"
+
+    def _score(self, c: Clause, *, always: bool) -> None:
+        """Record how clause ``c`` adds to the score (``always``: it matches every candidate)."""
+        name = column(c.field)
+        if c.kind == "forms":  # each form's BM25 without its rarity
+            for t in c.tokens:
+                if self.df.get((name, t)):
+                    self._weigh(name, t, 1.0)
+        elif c.kind == "phrase" and len(c.tokens) > 1:
+            idf = sum(self._idf(name, t) for t in c.tokens)
+            tf = f"ts_rank_cd('{{1,1,1,1}}', c.{name}, {lit(self.tsquery(c) or '')}::tsquery, 0)"
+            self.phrases.append(f"{idf!r} * {self._bm25(tf, name)}")
+        elif c.kind == "near":
+            for t in dict.fromkeys(t for g in c.groups for t in g):
+                self._weigh(name, t, self._idf(name, t))
+        elif c.kind in ("prefix", "suffix", "infix"):  # 1 for each of its parts that matches
+            if always and len(c.tokens) == 1:
+                self.consts.append("1.0")
+            else:
+                parts = [Clause(name, [t], c.kind) for t in c.tokens]
+                self.consts += [f"({self._condition(p).replace('d.', 'c.', 1)})::int" for p in parts]
+        elif len(c.tokens) == 1 or (c.kind == "term" and BY_NAME[name].text):  # ranked by BM25
+            for t in c.tokens:
+                self._weigh(name, t, self._idf(name, t))
+        elif c.tokens:  # an unranked set
+            self.consts.append("1.0" if always else f"({self._condition(c).replace('d.', 'c.', 1)})::int")
+
+    def tiered(self) -> bool:
+        """Whether the ranked words are frequent enough to rank from their heaviest passages first."""
+        held = sum(self.df.get((name, t), 0) for name, words in self.weights.items() for t in words)
+        return held > TIER_FROM and any(BY_NAME[name].tiered for name in self.weights)
+
+    def _tier(self) -> str:
+        tops = [
+            f"d.{name}_top @@ {lit(' | '.join(map(lexeme, words)))}::tsquery"
+            for name, words in self.weights.items()
+            if BY_NAME[name].tiered and words
+        ]
+        return " OR ".join([*tops, *([f"({self.first})"] if self.q.rank_first else [])])
+
+    def _base(self) -> str:
+        q = self.q
+        if q.must or q.should or any(q.alternatives):
+            return "0.0"
+        return "0.0" if q.filters or q.ids or q.book_pattern or q.tag_groups or q.scopes else "1.0"
+
+    # --- statements -----------------------------------------------------------------------------------
+
+    def count(self) -> str:
+        """Rows (unit, documents) of the matches."""
+        return f"SELECT d.unit, count(*) FROM docs d WHERE {self.match} GROUP BY d.unit"
+
+    def page(self, *, tiered: bool = False) -> str:
+        """Rows (id, score, first, candidates, passage) of the page in score order (``tiered``: ranked among
+        the _top and rank-first passages, ``candidates`` counting them)."""
+        q = self.q
+        needed = {f"d.{name}, d.{name}_len" for name in self.weights}
+        needed |= {f"d.{name}, d.{name}_len" for name in _columns_in(self.phrases + self.consts)}
+        fixed = " + ".join([self._base(), *self.consts, *self.phrases])
+        where = f"{self.match} AND ({self._tier()})" if tiered else self.match
+        cand = (
+            f"SELECT d.id, ({self.first}) AS first, {''.join(f'{n}, ' for n in sorted(needed))}d.id AS _ "
+            f"FROM docs d WHERE {where}"
+        )
+        terms = " UNION ALL ".join(
+            f"SELECT c.id, w.w * {self._bm25('cardinality(x.positions)', name)} AS s FROM cand c "
+            f"CROSS JOIN LATERAL unnest(ts_filter(setweight(c.{name}, 'A', {lits(list(words))}), '{{a}}')) x "
+            f"JOIN (VALUES {', '.join(f'({lit(t)}, {w!r})' for t, w in words.items())}) w(t, w) ON w.t = x.lexeme"
+            for name, words in self.weights.items()
+            if words
+        )
+        order = "first DESC, score DESC, id"
+        with_terms = f", terms AS (SELECT id, sum(s) AS s FROM ({terms}) u GROUP BY id)" if terms else ""
+        join_terms = " LEFT JOIN terms t ON t.id = c.id" if terms else ""
+        score = f"({fixed}){' + COALESCE(t.s, 0)' if terms else ''}"
+        return (
+            f"WITH cand AS MATERIALIZED ({cand}){with_terms}, ranked AS (SELECT c.id, c.first, {score} AS score, "
+            f"count(*) OVER () AS n FROM cand c{join_terms} ORDER BY {order} LIMIT {int(q.limit)} "
+            f"OFFSET {int(q.offset)}) SELECT r.id, r.score, r.first, r.n, d.passage FROM ranked r "
+            f"JOIN docs d ON d.id = r.id ORDER BY r.{order.replace(', ', ', r.')}"
+        )
+
+    def reading(self) -> str:
+        """Rows (id, score, first, total, passage) of the page in reading order, rank-first matches first."""
+        q = self.q
+        return (
+            f"SELECT d.id, 1.0, ({self.first}) AS first, count(*) OVER (), d.passage FROM docs d WHERE {self.match} "
+            f"ORDER BY first DESC, d.corpus, d.book, d.seq LIMIT {int(q.limit)} OFFSET {int(q.offset)}"
+        )
+
+
+def _columns_in(expressions: list[str]) -> set[str]:
+    """The analysed columns score expressions read (``c.fold``)."""
+    return {name for name in BY_NAME for e in expressions if f"c.{name}," in e or f"c.{name} " in e}
