@@ -106,12 +106,12 @@ class SqliteDatabase(Database):
 
 class PostgresDatabase(Database):
     """A PostgreSQL database by URL through a pool of connections (``psycopg_pool``): a statement borrows one,
-    a transaction or a session lock keeps its own until it ends. Reader statements stop after
-    ``statement_timeout`` seconds (0: never)."""
+    a transaction or a session lock keeps its own until it ends. Statements outside a transaction (reads)
+    stop after ``statement_timeout`` seconds (0: never)."""
 
     dialect: Dialect = "postgres"
 
-    def __init__(self, url: str, *, statement_timeout: float = 0, pool_size: int = 8, wait: float = 10):
+    def __init__(self, url: str, *, statement_timeout: float = 0, pool_size: int = 8, wait: float = 5):
         import psycopg
         from psycopg_pool import ConnectionPool
 
@@ -132,8 +132,7 @@ class PostgresDatabase(Database):
             kwargs={"autocommit": True},
             configure=self._configure,
             check=ConnectionPool.check_connection,
-            timeout=wait,
-            reconnect_timeout=wait,
+            timeout=wait,  # a statement waits this long for a connection (the database gone: then it fails)
             open=True,
         )
 
@@ -224,6 +223,8 @@ class PostgresDatabase(Database):
             self._pinned.conn = conn
             try:
                 with conn.transaction():
+                    if self._timeout_ms:  # writes (a vocabulary, a lexicon) run as long as they take
+                        conn.execute("SET LOCAL statement_timeout = 0")
                     yield
             finally:
                 self._pinned.conn = None

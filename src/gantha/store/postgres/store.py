@@ -100,7 +100,7 @@ class PostgresStore(TableStore):
 
     def delete_book(self, corpus: str, book: str, channel: str = "pali") -> None:
         self._changed |= channel == vocabulary.CHANNEL
-        self._writer.delete_where("corpus=? AND book=? AND channel=?", (corpus, book, channel))
+        self._writer.delete_book(corpus, book, channel)
         self._unrecord_book(corpus, book, channel)
         self._forget()
         self._chapter_titles.clear()
@@ -126,8 +126,11 @@ class PostgresStore(TableStore):
         self._writer.close(finished=True)  # nothing uncommitted is kept
         if self._changed or self.vocabulary_due():
             self.rebuild_vocabulary()
-            for table in ("docs", "lexemes"):  # fresh statistics for the planner
-                self.db.execute(f"VACUUM (ANALYZE) {table}")
+            import psycopg
+
+            with psycopg.connect(self.url, autocommit=True) as conn:  # fresh statistics for the planner
+                for table in ("docs", "lexemes"):
+                    conn.execute(f"VACUUM (ANALYZE) {table}")
             self._changed = False
             self._bump()
 
@@ -272,8 +275,11 @@ class PostgresStore(TableStore):
 
     def _pali_terms(self) -> tuple[list[tuple[str, int]], dict[str, int]]:
         def counted(column: str) -> list[tuple[str, int]]:
-            pali = f"SELECT {column} FROM docs WHERE channel = {lit(vocabulary.CHANNEL)}"
-            rows = self.db.fetch(f'SELECT word, ndoc FROM ts_stat({lit(pali)}) ORDER BY ndoc DESC, word COLLATE "C"')
+            with self.db.transaction():  # a long read: no statement timeout
+                rows = self.db.fetch(
+                    f"SELECT lexeme, count(*) AS n FROM docs, unnest(tsvector_to_array({column})) lexeme "
+                    f'WHERE channel = {lit(vocabulary.CHANNEL)} GROUP BY lexeme ORDER BY n DESC, lexeme COLLATE "C"'
+                )
             return [(t, int(n)) for t, n in rows]
 
         return counted("exact"), dict(counted("bold_exact"))

@@ -2,17 +2,17 @@
 since the last commit in one open transaction (readers see it all at once, or none of it, and a writer that
 dies leaves the last commit).
 
-Passages go in by COPY. The document frequencies (``lexemes``) and the field lengths' totals (``meta``
-``doc_stats``) are counted by PostgreSQL itself at commit: ``ts_stat`` over the rows added since the last
-commit, less those deleted. A first ingest loads into a table without its GIN indexes and builds them at
-the end, two at a time.
+Passages go in by COPY, on a second thread: PostgreSQL parses one batch while Python analyses the next. The
+document frequencies (``lexemes``) and the field lengths' totals (meta ``doc_stats``) are counted by
+PostgreSQL itself (``unnest``, ``GROUP BY``) over the rows not counted yet (ids above meta ``counted_to``), at
+each commit, less the counted rows deleted. A first ingest (an empty table) loads without the GIN indexes and counts
+nothing until its end, where it counts every row once and builds the indexes, two jobs at a time.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import orjson
@@ -24,13 +24,8 @@ from gantha.store.postgres.schema import DOC_COLUMNS, FIELD_IDS, FIELDS, SEARCH_
 
 WRITER_LOCK, TASK_LOCK = 0x67616E7401, 0x67616E7402  # advisory lock keys: the document writer, the task runner
 STATS = "doc_stats"  # meta key: {"docs": N, "lengths": {field: sum of its lengths}}
-
-
-def stats_delta(cur: Any, where: str, sign: int) -> dict[str, Any]:
-    """The document count and length sums of the rows of ``docs`` matching ``where``, times ``sign``."""
-    sums = ", ".join(f"COALESCE(sum({f.name}_len), 0)" for f in FIELDS)
-    row = cur.execute(f"SELECT count(*), {sums} FROM docs WHERE {where}").fetchone()
-    return {"docs": sign * row[0], "lengths": {f.name: sign * int(n) for f, n in zip(FIELDS, row[1:], strict=True)}}
+COUNTED = "counted_to"  # meta key: the highest document number counted into ``lexemes`` and ``doc_stats``
+BLOCK = 100_000  # document numbers taken from the sequence at once
 
 
 class Writer:
@@ -38,72 +33,103 @@ class Writer:
         self.url, self.location = url, location
         self._conn: Any = None
         self._units: dict[tuple, int] = {}
-        self._mark = 0  # rows with a greater id were added since the last commit
-        self._bulk = False  # a first ingest: the GIN indexes are built at the end
+        self._numbers = iter(())  # document numbers reserved
+        self._copier = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gantha-copy")
+        self._copying: Future | None = None
+        self._bulk = False  # a first ingest: counted and indexed at the end
+        self._added: set[tuple[str, str, str]] = set()  # (corpus, book, channel) written by this writer
 
     @property
     def conn(self) -> Any:
+        """The writer's connection, idle (its last COPY finished)."""
+        if self._copying is not None:
+            copying, self._copying = self._copying, None
+            copying.result()
         if self._conn is None:
-            import psycopg
-
-            try:
-                conn = psycopg.connect(self.url)
-            except psycopg.Error as exc:
-                raise StoreError(f"cannot connect to {self.location}: {exc}") from exc
-            try:
-                if conn.execute(
-                    "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'"
-                ).fetchone()[0]:
-                    raise ReadOnlyIndex(
-                        f"{self.location} is read-only (a replica or a read-only role): write to the primary"
-                    )
-                if not conn.execute("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,)).fetchone()[0]:
-                    raise IndexBusy(f"the index in {self.location} is being written by another process")
-                self._bulk = not conn.execute("SELECT EXISTS (SELECT 1 FROM docs)").fetchone()[0]
-                for name, target in SEARCH_INDEXES.items():
-                    if self._bulk:
-                        conn.execute(f"DROP INDEX IF EXISTS {name}")  # loaded first, then indexed once
-                    else:
-                        conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")  # an earlier first ingest died
-                self._mark = conn.execute("SELECT COALESCE(max(id), 0) FROM docs").fetchone()[0]
-                self._units = {tuple(r[1:]): r[0] for r in conn.execute("SELECT * FROM units")}
-                conn.commit()
-            except BaseException:
-                conn.close()
-                raise
-            self._conn = conn
+            self._conn = self._connect()
         return self._conn
 
-    def _unit(self, cur: Any, p: Passage) -> int:
+    def _connect(self) -> Any:
+        import psycopg
+
+        try:
+            conn = psycopg.connect(self.url)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to {self.location}: {exc}") from exc
+        try:
+            read_only = "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only')::bool"
+            if conn.execute(read_only).fetchone()[0]:
+                raise ReadOnlyIndex(
+                    f"{self.location} is read-only (a replica or a read-only role): write to the primary"
+                )
+            if not conn.execute("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,)).fetchone()[0]:
+                raise IndexBusy(f"the index in {self.location} is being written by another process")
+            self._bulk = not conn.execute("SELECT EXISTS (SELECT 1 FROM docs)").fetchone()[0]
+            for name, target in SEARCH_INDEXES.items():
+                if self._bulk:
+                    conn.execute(f"DROP INDEX IF EXISTS {name}")  # loaded first, then indexed once
+                else:
+                    conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")  # an earlier first ingest died
+            self._units = {tuple(r[1:]): r[0] for r in conn.execute("SELECT * FROM units")}
+            conn.commit()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _mark(self, cur: Any) -> int:
+        row = cur.execute(f"SELECT value FROM meta WHERE key = '{COUNTED}'").fetchone()
+        return int(row[0]) if row else 0
+
+    # --- adding ------------------------------------------------------------------------------------------
+
+    def _number(self) -> int:
+        """The next document number (a block of them reserved from the sequence at once)."""
+        if (number := next(self._numbers, None)) is None:
+            last = self.conn.execute(f"SELECT setval('doc_numbers', nextval('doc_numbers') + {BLOCK - 1})").fetchone()
+            self._numbers = iter(range(last[0] - BLOCK + 1, last[0] + 1))
+            number = next(self._numbers)
+        return number
+
+    def _unit(self, p: Passage, new: list[tuple]) -> int:
+        """The passage's unit (numbered here: one writer), recording a new one in ``new``."""
         key = (p.corpus, p.book, p.category, p.chapter, p.channel)
         if key not in self._units:
-            number = cur.execute(
-                "INSERT INTO units VALUES ((SELECT COALESCE(max(id), 0) + 1 FROM units), %s, %s, %s, %s, %s) "
-                "ON CONFLICT DO NOTHING RETURNING id",
-                key,
-            ).fetchone()
-            self._units[key] = (
-                number[0]
-                if number
-                else cur.execute(
-                    "SELECT id FROM units WHERE (corpus, book, category, chapter, channel) = (%s, %s, %s, %s, %s)", key
-                ).fetchone()[0]
-            )
+            self._units[key] = max(self._units.values(), default=0) + 1
+            new.append((self._units[key], *key))
         return self._units[key]
 
     def add(self, passages: Iterable[Passage]) -> int:
-        """Write the passages in the writer's transaction (one COPY)."""
+        """Analyse the passages here and COPY them on the copying thread (in the writer's transaction)."""
         batch = list(passages)
         if not batch:
             return 0
-        with self.conn.cursor() as cur:
-            numbers = cur.execute("SELECT nextval('doc_numbers') FROM generate_series(1, %s)", (len(batch),)).fetchall()
-            units = [self._unit(cur, p) for p in batch]
-            rows = zip(numbers, units, batch, strict=True)
-            with cur.copy(f"COPY docs ({DOC_COLUMNS}) FROM STDIN") as copy:
-                for _ in range(0, len(batch), 2000):
-                    copy.write("".join(doc_row(n, u, p) for (n,), u, p in itertools.islice(rows, 2000)))
+        new: list[tuple] = []
+        text = "".join(doc_row(self._number(), self._unit(p, new), p) for p in batch)
+        self._added |= {(p.corpus, p.book, p.channel) for p in batch}
+        conn = self.conn  # the last batch's COPY done
+
+        def copy() -> None:
+            with conn.cursor() as cur:
+                if new:
+                    with cur.copy("COPY units FROM STDIN") as units:
+                        for row in new:
+                            units.write_row(row)
+                with cur.copy(f"COPY docs ({DOC_COLUMNS}) FROM STDIN") as rows:
+                    for start in range(0, len(text), 1 << 20):
+                        rows.write(text[start : start + (1 << 20)])
+
+        self._copying = self._copier.submit(copy)
         return len(batch)
+
+    # --- deleting ----------------------------------------------------------------------------------------
+
+    def delete_book(self, corpus: str, book: str, channel: str) -> None:
+        if self._conn is None:
+            self._conn = self._connect()
+        if self._bulk and (corpus, book, channel) not in self._added:  # a first ingest holds only what it added:
+            return  # nothing to wait for (the last COPY goes on while the next book is read)
+        self.delete_where("corpus=? AND book=? AND channel=?", (corpus, book, channel))
 
     def delete_where(self, where: str, args: tuple) -> None:
         """Remove the documents matching a condition on ``docs`` (``?`` placeholders), with their counts."""
@@ -113,60 +139,91 @@ class Writer:
             cur.execute(f"INSERT INTO gone SELECT id FROM docs WHERE {where.replace('?', '%s')}", args)
             if not cur.execute("SELECT EXISTS (SELECT 1 FROM gone)").fetchone()[0]:
                 return
-            self._count(cur, "id IN (SELECT id FROM gone)", -1)
+            self._count(cur, f"id IN (SELECT id FROM gone) AND id <= {self._mark(cur)}", -1)
             cur.execute("DELETE FROM docs WHERE id IN (SELECT id FROM gone)")
             cur.execute("DELETE FROM lexemes WHERE df <= 0")
 
-    def _count(self, cur: Any, where: str, sign: int) -> None:
+    # --- counting and committing -------------------------------------------------------------------------
+
+    @staticmethod
+    def _count(cur: Any, where: str, sign: int) -> None:
         """Add (``sign`` +1) or take away (-1) the document frequencies and lengths of the rows ``where``."""
         for f in FIELDS:
             cur.execute(
-                f"INSERT INTO lexemes SELECT {FIELD_IDS[f.name]}, word, {sign} * ndoc "
-                f"FROM ts_stat('SELECT {f.name} FROM docs WHERE {where}') "
+                f"INSERT INTO lexemes SELECT {FIELD_IDS[f.name]}, lexeme, {sign} * count(*) "
+                f"FROM docs, unnest(tsvector_to_array({f.name})) lexeme WHERE {where} GROUP BY lexeme "
                 "ON CONFLICT (field, lexeme) DO UPDATE SET df = lexemes.df + excluded.df"
             )
-        delta = stats_delta(cur, where, sign)
-        row = cur.execute(f"SELECT value FROM meta WHERE key = '{STATS}' FOR UPDATE").fetchone()
-        stats = orjson.loads(row[0]) if row else {"docs": 0, "lengths": {}}
-        stats["docs"] += delta["docs"]
-        for name, n in delta["lengths"].items():
-            stats["lengths"][name] = stats["lengths"].get(name, 0) + n
+        sums = ", ".join(f"COALESCE(sum({f.name}_len), 0)" for f in FIELDS)
+        row = cur.execute(f"SELECT count(*), {sums} FROM docs WHERE {where}").fetchone()
+        old = cur.execute(f"SELECT value FROM meta WHERE key = '{STATS}' FOR UPDATE").fetchone()
+        stats = orjson.loads(old[0]) if old else {"docs": 0, "lengths": {}}
+        stats["docs"] += sign * row[0]
+        for f, n in zip(FIELDS, row[1:], strict=True):
+            stats["lengths"][f.name] = stats["lengths"].get(f.name, 0) + sign * int(n)
         cur.execute(
             "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (STATS, orjson.dumps(stats).decode()),
         )
 
+    @classmethod
+    def count_new(cls, cur: Any) -> None:
+        """Count the rows above meta ``counted_to`` and move the mark to the last row."""
+        row = cur.execute(f"SELECT value FROM meta WHERE key = '{COUNTED}' FOR UPDATE").fetchone()
+        mark = int(row[0]) if row else 0
+        last = cur.execute("SELECT max(id) FROM docs").fetchone()[0]
+        if last is None or last <= mark:
+            return
+        cls._count(cur, f"id > {int(mark)}", +1)
+        cur.execute(
+            "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (COUNTED, str(last)),
+        )
+
     def commit(self) -> None:
-        """Count what was added since the last commit, then commit."""
+        """Count what was added since the last commit (not in a first ingest: at its end), then commit."""
         if self._conn is None:
             return
-        with self._conn.cursor() as cur:
-            if cur.execute("SELECT EXISTS (SELECT 1 FROM docs WHERE id > %s)", (self._mark,)).fetchone()[0]:
-                self._count(cur, f"id > {int(self._mark)}", +1)
-                self._mark = cur.execute("SELECT max(id) FROM docs").fetchone()[0]
-        self._conn.commit()
+        conn = self.conn
+        if not self._bulk:
+            with conn.cursor() as cur:
+                self.count_new(cur)
+        conn.commit()
 
     def close(self, *, finished: bool = False) -> None:
-        """Give up what is not committed and release the lock (``finished``: build the indexes a first ingest
-        left to its end)."""
+        """Give up what is not committed and release the lock (``finished``: count and index what a first
+        ingest left to its end)."""
         if self._conn is None:
             return
+        copying, self._copying = self._copying, None
+        if copying is not None:
+            copying.exception()  # wait for it: its failure is given up with the rest
         self._conn.rollback()
         if finished and self._bulk:
-            build_indexes(self.url)
+            finish_bulk(self.url)
         self._conn.close()
         self._conn = None
         self._units.clear()
+        self._added.clear()
+        self._numbers = iter(())
 
 
-def build_indexes(url: str) -> None:
-    """Build the missing GIN indexes, two at a time (each build is one process on the server)."""
+def finish_bulk(url: str) -> None:
+    """Count every row not counted yet and build the missing GIN indexes: two jobs at a time, each on its own
+    connection (one PostgreSQL process each)."""
     import psycopg
 
-    def build(item: tuple[str, str]) -> None:
+    def count() -> None:
+        with psycopg.connect(url) as conn, conn.cursor() as cur:
+            Writer.count_new(cur)
+
+    def build(name: str, target: str) -> None:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("SET maintenance_work_mem = '256MB'")
-            conn.execute(f"CREATE INDEX IF NOT EXISTS {item[0]} ON {item[1]}")
+            conn.execute("SET max_parallel_maintenance_workers = 0")  # two builds at once already
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        list(pool.map(build, SEARCH_INDEXES.items()))
+        jobs = [pool.submit(count)] + [pool.submit(build, *item) for item in SEARCH_INDEXES.items()]
+        for job in jobs:
+            job.result()
