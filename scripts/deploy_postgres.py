@@ -58,7 +58,9 @@ def _as_postgres(cmd: list[str]) -> list[str]:
 
 
 def _run(cmd: list[str]) -> None:
-    subprocess.run(_as_postgres(cmd), check=True, capture_output=True, text=True)
+    done = subprocess.run(_as_postgres(cmd), capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(cmd)}: {done.stderr.strip() or done.stdout.strip()}")
 
 
 def _owned(folder: Path) -> None:

@@ -4,8 +4,10 @@ when it is gone they say so and answer 503, not 500; a write sent to them is ref
 
 from __future__ import annotations
 
+import shutil
 import socket
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,8 +37,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("deploy")
+def cluster():
+    # not under pytest's folder, which a concurrent pytest may close to other users (PostgreSQL's, when root)
+    folder = Path(tempfile.mkdtemp(prefix="gantha-replica-"))
     port = _free_port()
     primary = deploy_postgres.start_primary(folder, port)
     store = open_store(primary)
@@ -48,6 +51,7 @@ def cluster(tmp_path_factory):
     yield folder, primary, replica
     for data in ("replica", "primary"):
         deploy_postgres.stop_postgres(folder / data, mode="immediate")
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _health(server: Server) -> dict:

@@ -69,6 +69,8 @@ class PostgresStore(TableStore):
                 self.db.execute("SELECT pg_advisory_xact_lock(?)", (WRITER_LOCK + 1,))  # one schema creator
                 self.db.script(SCHEMA)
             self._init_tables(self.location)
+            self.lexicon()  # their tables too, made on the primary before a replica copies them
+            self.tasks()
         except StoreError:
             raise
         except Exception as exc:  # psycopg errors: missing extension, no privilege …
