@@ -4,8 +4,9 @@ the count grouped by unit, and the page ranked by BM25.
 Matching: each clause is a ``tsquery`` on its field's column — any of its words (``'a' | 'b'``), a phrase
 (``'a' <-> 'b'``), a prefix (``'pari':*``), a suffix or infix as the words of the field's vocabulary that end
 with or hold it (found through the trigram index of ``lexemes``), near as ``(a1|a2) <k> (b1|b2)`` for k up
-to the distance plus one, both ways. Clauses on one column are joined into one ``tsquery`` (``&``, ``|``,
-``& !`` for an exclusion), so one GIN scan answers them.
+to the distance plus one, both ways. The short clauses on one column and its exclusions are joined into one
+``tsquery`` (``&``, ``& !``), so one GIN scan answers them; a long list of words (a lemma's forms) is cut into
+several ``tsquery`` of :data:`CHUNK` words, ORed (a bitmap OR of cheap scans).
 
 Ranking (what the page is ordered by): rank-first matches first, then BM25 as tantivy computes it (k1 1.2,
 b 0.75, idf ``ln(1 + (N − df + 0.5)/(df + 0.5))`` from the document frequencies of ``lexemes``, the field
@@ -13,9 +14,9 @@ length as tantivy's field norm, the average over the index), with term frequenci
 positions (up to 256 a word). Clauses score as in the embedded store: a word by its BM25, the forms of one
 word without their rarity, a phrase by the BM25 of its occurrences with the sum of its words' idfs, near by
 the BM25 of its words, a prefix, wildcard or unranked set 1. For words in more than :data:`TIER_FROM`
-documents the page is ranked among the matches where such a word is among the passage's heaviest
-(``_top``) or that rank first, when they fill it, else among all matches: exact BM25 over those passages.
-Ties: by insertion order.
+documents the page is ranked among the matches where such a word is among the passage's heaviest (``_top``)
+or that rank first, when they fill it, else among all matches: first by the BM25 of their heaviest words
+alone, then the best :data:`POOL` of them by BM25 over their whole vectors. Ties: by insertion order.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from dataclasses import dataclass, field
 
 from gantha.store.base import Clause, StoreQuery
 from gantha.store.postgres.rows import BM25_B, BM25_K1, lexeme
-from gantha.store.postgres.schema import BY_NAME
+from gantha.store.postgres.schema import BY_NAME, FIELDS
 
 RANK_FIRST_SCORE = 1000.0
+CHUNK = 8  # words of one tsquery (a longer list is several, ORed)
 TIER_FROM = 2000  # documents holding the ranked words above which the page is ranked from the _top passages
+POOL = 100  # the passages of those ranked by their _top vectors that are then ranked by their whole vectors
 SCORED = ("must", "should", "alternatives", "scoring")
 
 
@@ -54,8 +57,12 @@ def lits(values: list[str]) -> str:
     return f"ARRAY[{', '.join(map(lit, values))}]::text[]" if values else "'{}'::text[]"
 
 
+COLUMNS = {c for f in FIELDS for c in f.vectors}
+
+
 def column(name: str) -> str:
-    if name not in BY_NAME:
+    """An analysed field's vector column (or a long field's ``_top``)."""
+    if name not in COLUMNS:
         raise ValueError(f"no analysed field {name!r}")
     return name
 
@@ -99,53 +106,66 @@ class Plan:
 
     # --- matching -------------------------------------------------------------------------------------
 
-    def tsquery(self, c: Clause) -> str | None:
-        """The clause as tsquery text (None: it matches nothing)."""
+    def tsqueries(self, c: Clause) -> list[str]:
+        """The clause as tsquery texts it matches any of (none: it matches nothing). A long list of words is cut
+        into lists of :data:`CHUNK`: GIN checks each candidate against the whole query, so one query of 300
+        words costs 300 times a word's check, while 40 of 8 each cost 8 (and the planner sees their sizes)."""
         if c.kind == "near":
             a, b = (" | ".join(map(lexeme, g)) for g in [*c.groups, [], []][:2])
             if not (a and b):
-                return None
-            return " | ".join(
-                f"({x}) <{k}> ({y})" for k in range(1, max(c.distance, 0) + 2) for x, y in ((a, b), (b, a))
-            )
+                return []
+            return [
+                " | ".join(f"({x}) <{k}> ({y})" for k in range(1, max(c.distance, 0) + 2) for x, y in ((a, b), (b, a)))
+            ]
         if c.kind == "phrase":
-            return " <-> ".join(map(lexeme, c.tokens)) or None
+            return [" <-> ".join(map(lexeme, c.tokens))] if c.tokens else []
         if c.kind == "prefix":
-            return " | ".join(f"{lexeme(t)}:*" for t in c.tokens) or None
-        words = c.tokens
-        if c.kind in ("suffix", "infix"):
-            words = list(dict.fromkeys(w for t in c.tokens for w in self.expand(c.field, c.kind, t)))
-        return " | ".join(map(lexeme, words)) or None
+            words = [f"{lexeme(t)}:*" for t in c.tokens]
+        elif c.kind in ("suffix", "infix"):
+            words = list(map(lexeme, dict.fromkeys(w for t in c.tokens for w in self.expand(c.field, c.kind, t))))
+        else:
+            words = list(map(lexeme, c.tokens))
+        return [" | ".join(words[i : i + CHUNK]) for i in range(0, len(words), CHUNK)]
 
-    def _condition(self, c: Clause) -> str:
-        tsq = self.tsquery(c)
-        return f"d.{column(c.field)} @@ {lit(tsq)}::tsquery" if tsq else "FALSE"
+    def _condition(self, c: Clause, also: str = "", row: str = "d") -> str:
+        """SQL that row ``row`` matches the clause (``also``: and this tsquery on the same column)."""
+        parts = self.tsqueries(c)
+        if not parts:
+            return "FALSE"
+        col = column(c.field)
+        return "(" + " OR ".join(f"{row}.{col} @@ {lit(f'({p}){also}')}::tsquery" for p in parts) + ")"
 
     def _every(self, clauses: list[Clause], excluded: list[Clause] = ()) -> list[str]:  # type: ignore[assignment]
-        """Conditions that all of ``clauses`` match and none of ``excluded``: one tsquery per column."""
-        parts: dict[str, list[str]] = {}
+        """Conditions that all of ``clauses`` match and none of ``excluded``: the short clauses of a column and
+        its exclusions joined into one tsquery, added to each part of its first long clause if it has one."""
+        short: dict[str, list[str]] = {}
+        long: dict[str, list[Clause]] = {}
         for c in clauses:
-            if (tsq := self.tsquery(c)) is None:
+            parts = self.tsqueries(c)
+            if not parts:
                 return ["FALSE"]
-            parts.setdefault(column(c.field), []).append(f"({tsq})")
+            if len(parts) == 1:
+                short.setdefault(column(c.field), []).append(f"({parts[0]})")
+            else:
+                long.setdefault(column(c.field), []).append(c)
         nots: dict[str, list[str]] = {}
         for c in excluded:
-            if (tsq := self.tsquery(c)) is not None:
-                nots.setdefault(column(c.field), []).append(f"({tsq})")
+            nots.setdefault(column(c.field), []).extend(f"({p})" for p in self.tsqueries(c))
         out = []
-        for col, tsqs in parts.items():
-            tsqs += [f"!{n}" for n in nots.pop(col, [])]
-            out.append(f"d.{col} @@ {lit(' & '.join(tsqs))}::tsquery")
+        for col in dict.fromkeys([*short, *long]):
+            joined = " & ".join(short.get(col, []) + [f"!{n}" for n in nots.pop(col, [])])
+            first, *rest = long.get(col) or [None]
+            if first is None:
+                out.append(f"d.{col} @@ {lit(joined)}::tsquery")
+            else:
+                out.append(self._condition(first, f" & {joined}" if joined else ""))
+            out += [self._condition(c) for c in rest]
         out += [f"NOT (d.{col} @@ {lit(' | '.join(ns))}::tsquery)" for col, ns in nots.items()]
         return out
 
     def _any(self, clauses: list[Clause]) -> str:
-        """A condition any of ``clauses`` matches: one tsquery per column."""
-        parts: dict[str, list[str]] = {}
-        for c in clauses:
-            if (tsq := self.tsquery(c)) is not None:
-                parts.setdefault(column(c.field), []).append(f"({tsq})")
-        return " OR ".join(f"d.{col} @@ {lit(' | '.join(t))}::tsquery" for col, t in parts.items()) or "FALSE"
+        """A condition any of ``clauses`` matches."""
+        return " OR ".join(self._condition(c) for c in clauses) or "FALSE"
 
     def _match(self) -> str:
         q = self.q
@@ -208,7 +228,7 @@ class Plan:
                     self._weigh(name, t, 1.0)
         elif c.kind == "phrase" and len(c.tokens) > 1:
             idf = sum(self._idf(name, t) for t in c.tokens)
-            tf = f"ts_rank_cd('{{1,1,1,1}}', c.{name}, {lit(self.tsquery(c) or '')}::tsquery, 0)"
+            tf = f"ts_rank_cd('{{1,1,1,1}}', c.{name}, {lit(self.tsqueries(c)[0])}::tsquery, 0)"
             self.phrases.append(f"{idf!r} * {self._bm25(tf, name)}")
         elif c.kind == "near":
             for t in dict.fromkeys(t for g in c.groups for t in g):
@@ -218,12 +238,12 @@ class Plan:
                 self.consts.append("1.0")
             else:
                 parts = [Clause(name, [t], c.kind) for t in c.tokens]
-                self.consts += [f"({self._condition(p).replace('d.', 'c.', 1)})::int" for p in parts]
+                self.consts += [f"({self._condition(p, row='c')})::int" for p in parts]
         elif len(c.tokens) == 1 or (c.kind == "term" and BY_NAME[name].text):  # ranked by BM25
             for t in c.tokens:
                 self._weigh(name, t, self._idf(name, t))
         elif c.tokens:  # an unranked set
-            self.consts.append("1.0" if always else f"({self._condition(c).replace('d.', 'c.', 1)})::int")
+            self.consts.append("1.0" if always else f"({self._condition(c, row='c')})::int")
 
     def tiered(self) -> bool:
         """Whether the ranked words are frequent enough to rank from their heaviest passages first."""
@@ -232,7 +252,7 @@ class Plan:
 
     def _tier(self) -> str:
         tops = [
-            f"d.{name}_top @@ {lit(' | '.join(map(lexeme, words)))}::tsquery"
+            self._condition(Clause(f"{name}_top", list(words)))
             for name, words in self.weights.items()
             if BY_NAME[name].tiered and words
         ]
@@ -250,34 +270,61 @@ class Plan:
         """Rows (unit, documents) of the matches."""
         return f"SELECT d.unit, count(*) FROM docs d WHERE {self.match} GROUP BY d.unit"
 
+    def _values(self, words: dict[str, float]) -> str:
+        return f"(VALUES {', '.join(f'({lit(t)}, {w!r})' for t, w in words.items())}) w(t, w)"
+
     def page(self, *, tiered: bool = False) -> str:
-        """Rows (id, score, first, candidates, passage) of the page in score order (``tiered``: ranked among
-        the _top and rank-first passages, ``candidates`` counting them)."""
+        """Rows (id, score, first, candidates, passage) of the page in score order.
+
+        ``tiered``: the candidates are the matches where a ranked word is among the heaviest (its ``_top``
+        vector) or that rank first; they are scored first from their ``_top`` vectors alone (the frequency is
+        the position there), the best of them (:data:`POOL`, or twice the page's end) then by BM25 over their
+        whole vectors. ``candidates`` counts them (else every match)."""
         q = self.q
-        needed = {f"d.{name}, d.{name}_len" for name in self.weights}
-        needed |= {f"d.{name}, d.{name}_len" for name in _columns_in(self.phrases + self.consts)}
-        fixed = " + ".join([self._base(), *self.consts, *self.phrases])
-        where = f"{self.match} AND ({self._tier()})" if tiered else self.match
-        cand = (
-            f"SELECT d.id, ({self.first}) AS first, {''.join(f'{n}, ' for n in sorted(needed))}d.id AS _ "
-            f"FROM docs d WHERE {where}"
-        )
+        needed = {name for name in self.weights} | _columns_in(self.phrases + self.consts)
+        vectors = "".join(f"d.{name}, d.{name}_len, " for name in sorted(needed))
+        if tiered:
+            tops = {name: words for name, words in self.weights.items() if BY_NAME[name].tiered and words}
+            pre = " UNION ALL ".join(
+                f"SELECT c.id, w.w * {self._bm25('x.positions[1]', name)} AS s FROM top c "
+                f"CROSS JOIN LATERAL unnest(c.{name}_top) x JOIN {self._values(words)} ON w.t = x.lexeme"
+                for name, words in tops.items()
+            )
+            top_columns = "".join(f"d.{name}_top, d.{name}_len, " for name in tops)
+            pool = max(POOL, 2 * (q.offset + q.limit))
+            source = (
+                f"top AS MATERIALIZED (SELECT d.id, ({self.first}) AS first, {top_columns}d.id AS _ FROM docs d "
+                f"WHERE {self.match} AND ({self._tier()})), "
+                f"pre AS (SELECT id, sum(s) AS s FROM ({pre}) u GROUP BY id), "
+                "pool AS MATERIALIZED (SELECT t.id, t.first, count(*) OVER () AS n FROM top t "
+                f"LEFT JOIN pre p ON p.id = t.id ORDER BY t.first DESC, COALESCE(p.s, 0) DESC, t.id LIMIT {pool}), "
+                f"cand AS MATERIALIZED (SELECT d.id, p.first, p.n, {vectors}d.id AS _ FROM pool p "
+                "JOIN docs d ON d.id = p.id)"
+            )
+            count = "c.n"
+        else:
+            source = (
+                f"cand AS MATERIALIZED (SELECT d.id, ({self.first}) AS first, {vectors}d.id AS _ "
+                f"FROM docs d WHERE {self.match})"
+            )
+            count = "count(*) OVER ()"
         terms = " UNION ALL ".join(
             f"SELECT c.id, w.w * {self._bm25('cardinality(x.positions)', name)} AS s FROM cand c "
             f"CROSS JOIN LATERAL unnest(ts_filter(setweight(c.{name}, 'A', {lits(list(words))}), '{{a}}')) x "
-            f"JOIN (VALUES {', '.join(f'({lit(t)}, {w!r})' for t, w in words.items())}) w(t, w) ON w.t = x.lexeme"
+            f"JOIN {self._values(words)} ON w.t = x.lexeme"
             for name, words in self.weights.items()
             if words
         )
+        fixed = " + ".join([self._base(), *self.consts, *self.phrases])
         order = "first DESC, score DESC, id"
         with_terms = f", terms AS (SELECT id, sum(s) AS s FROM ({terms}) u GROUP BY id)" if terms else ""
         join_terms = " LEFT JOIN terms t ON t.id = c.id" if terms else ""
         score = f"({fixed}){' + COALESCE(t.s, 0)' if terms else ''}"
         return (
-            f"WITH cand AS MATERIALIZED ({cand}){with_terms}, ranked AS (SELECT c.id, c.first, {score} AS score, "
-            f"count(*) OVER () AS n FROM cand c{join_terms} ORDER BY {order} LIMIT {int(q.limit)} "
-            f"OFFSET {int(q.offset)}) SELECT r.id, r.score, r.first, r.n, d.passage FROM ranked r "
-            f"JOIN docs d ON d.id = r.id ORDER BY r.{order.replace(', ', ', r.')}"
+            f"WITH {source}{with_terms}, ranked AS (SELECT c.id, c.first, {score} AS score, {count} AS n "
+            f"FROM cand c{join_terms} ORDER BY {order} LIMIT {int(q.limit)} OFFSET {int(q.offset)}) "
+            "SELECT r.id, r.score, r.first, r.n, d.passage FROM ranked r JOIN docs d ON d.id = r.id "
+            "ORDER BY r.first DESC, r.score DESC, r.id"
         )
 
     def reading(self) -> str:

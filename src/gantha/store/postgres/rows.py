@@ -7,8 +7,9 @@ tantivy's field norm (the token count, rounded down to one of 256 steps), so tha
 
 The ``_top`` vector of a long text field holds the tokens whose BM25 term weight in the passage,
 ``tf·(k1+1) / (tf + k1·(1 − b + b·len/avg))`` at a nominal average length of :data:`TIER_AVG` words, is at
-least :data:`TIER_WEIGHT` (of 2.2 at most): a word repeated in its passage, or standing in a short one.
-The ranking of a frequent word starts from these passages (see :mod:`gantha.store.postgres.compiler`).
+least :data:`TIER_WEIGHT` (of 2.2 at most): a word repeated in its passage, or standing in a short one, with
+its frequency as its one position. The ranking of a frequent word starts from these passages (see
+:mod:`gantha.store.postgres.compiler`).
 """
 
 from __future__ import annotations
@@ -67,22 +68,28 @@ def lexeme(token: str) -> str:
 def words(text: str) -> list[str | None]:
     """The words of an analysed text by position, as the embedded store's tokenizer cuts them (None: a word too
     long to index, which keeps its position)."""
-    return [w if len(w.encode()) < LONGEST_TOKEN else None for w in WORD_RE.findall(text.lower())]
+    return [w if len(w) < 30 or len(w.encode()) < LONGEST_TOKEN else None for w in WORD_RE.findall(text.lower())]
 
 
 def vector(tokens: list[str | None], tiered: bool) -> tuple[str, int, str]:
-    """A field's tsvector literal, its length (field norm) and its ``_top`` literal (empty unless ``tiered``)."""
-    where: dict[str, list[int]] = {}
+    """A field's tsvector literal, its length (field norm) and its ``_top`` literal (empty unless ``tiered``).
+    The tokens are letters, marks and digits: quoted as they are, nothing to escape for COPY."""
+    where: dict[str | None, list[int]] = {}
     for i, t in enumerate(tokens, start=1):
-        if t is not None and len(positions := where.setdefault(t, [])) < MAX_POSITIONS:
-            positions.append(min(i, MAX_POSITION))
-    length = fieldnorm(sum(t is not None for t in tokens))
-    literal = " ".join(f"{lexeme(t)}:{','.join(map(str, p))}" for t, p in where.items())
+        if t in where:
+            where[t].append(i)
+        else:
+            where[t] = [i]
+    where.pop(None, None)
+    if len(tokens) > MAX_POSITION or any(len(p) > MAX_POSITIONS for p in where.values()):  # PostgreSQL's limits
+        where = {t: sorted({min(i, MAX_POSITION) for i in p})[:MAX_POSITIONS] for t, p in where.items()}
+    length = fieldnorm(len(tokens) - tokens.count(None))
+    literal = " ".join([f"'{t}':{','.join(map(str, p))}" for t, p in where.items()])
     top = ""
     if tiered and where:
         k = BM25_K1 * (1 - BM25_B + BM25_B * length / TIER_AVG)
         least = max(1, math.ceil(TIER_WEIGHT * k / (BM25_K1 + 1 - TIER_WEIGHT) - 1e-9))  # the tf reaching the weight
-        top = " ".join(lexeme(t) for t, p in where.items() if len(p) >= least)
+        top = " ".join([f"'{t}':{len(p)}" for t, p in where.items() if len(p) >= least])  # its frequency
     return literal, length, top
 
 
@@ -120,7 +127,7 @@ def doc_row(number: int, unit: int, p: Passage) -> str:
     fields = analysed(p)
     for f in FIELDS:
         literal, length, top = fields[f.name]
-        line += f"\t{copy_text(literal)}\t{length}"
+        line += f"\t{literal if f.text else copy_text(literal)}\t{length}"  # words need no escaping
         if f.tiered:
-            line += f"\t{copy_text(top)}"
+            line += f"\t{top}"
     return line + "\n"

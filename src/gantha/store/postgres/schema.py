@@ -67,7 +67,6 @@ CREATE TABLE IF NOT EXISTS docs (id BIGINT PRIMARY KEY, doc_id TEXT NOT NULL UNI
 CREATE INDEX IF NOT EXISTS docs_book ON docs (corpus, book, channel, seq);
 CREATE INDEX IF NOT EXISTS docs_chapter ON docs (corpus, book, chapter, seq);
 CREATE TABLE IF NOT EXISTS lexemes (field SMALLINT, lexeme TEXT, df INTEGER, PRIMARY KEY (field, lexeme));
-CREATE INDEX IF NOT EXISTS lexemes_trigrams ON lexemes USING gin (lexeme gin_trgm_ops);
 CREATE TABLE IF NOT EXISTS vectors (embedder TEXT, row_id TEXT, doc_id TEXT, corpus TEXT, channel TEXT,
     language TEXT, book TEXT, crc BIGINT, is_primary BOOLEAN, embedding vector);
 CREATE INDEX IF NOT EXISTS vectors_doc ON vectors (embedder, doc_id)
@@ -75,3 +74,4 @@ CREATE INDEX IF NOT EXISTS vectors_doc ON vectors (embedder, doc_id)
 
 # the GIN index of every vector column: dropped for a first ingest's bulk load and built once at its end
 SEARCH_INDEXES = {f"docs_{column}": f"docs USING gin ({column})" for f in FIELDS for column in f.vectors}
+LEXEME_INDEX = ("lexemes_trigrams", "lexemes USING gin (lexeme gin_trgm_ops)")  # leading wildcards; likewise

@@ -276,12 +276,20 @@ class PostgresStore(TableStore):
         return [(t, int(n)) for t, n in rows]
 
     def _pali_terms(self) -> tuple[list[tuple[str, int]], dict[str, int]]:
-        def counted(column: str) -> list[tuple[str, int]]:
-            with self.db.transaction():  # a long read: no statement timeout
-                rows = self.db.fetch(
-                    f"SELECT lexeme, count(*) AS n FROM docs, unnest(tsvector_to_array({column})) lexeme "
-                    f'WHERE channel = {lit(vocabulary.CHANNEL)} GROUP BY lexeme ORDER BY n DESC, lexeme COLLATE "C"'
+        """The exact forms of the Pali channel with their paragraphs: the exact field's document frequencies when
+        the index holds nothing else, else counted over the Pali rows."""
+        only_pali = not self.db.fetch(f"SELECT 1 FROM docs WHERE channel <> {lit(vocabulary.CHANNEL)} LIMIT 1")
+
+        def counted(field: str) -> list[tuple[str, int]]:
+            if only_pali:
+                sql = f"SELECT lexeme, df FROM lexemes WHERE field = {FIELD_IDS[field]} AND df > 0"
+            else:
+                sql = (
+                    f"SELECT lexeme, count(*) FROM docs, unnest(tsvector_to_array({field})) lexeme "
+                    f"WHERE channel = {lit(vocabulary.CHANNEL)} GROUP BY lexeme"
                 )
+            with self.db.transaction():  # a long read: no statement timeout
+                rows = self.db.fetch(f'SELECT * FROM ({sql}) t (lexeme, n) ORDER BY n DESC, lexeme COLLATE "C"')
             return [(t, int(n)) for t, n in rows]
 
         return counted("exact"), dict(counted("bold_exact"))

@@ -3,16 +3,21 @@ since the last commit in one open transaction (readers see it all at once, or no
 dies leaves the last commit).
 
 Passages go in by COPY, on a second thread: PostgreSQL parses one batch while Python analyses the next. The
-document frequencies (``lexemes``) and the field lengths' totals (meta ``doc_stats``) are counted by
-PostgreSQL itself (``unnest``, ``GROUP BY``) over the rows not counted yet (ids above meta ``counted_to``), at
-each commit, less the counted rows deleted. A first ingest (an empty table) loads without the GIN indexes and counts
-nothing until its end, where it counts every row once and builds the indexes, two jobs at a time.
+document frequencies (``lexemes``) and the field lengths' totals (meta ``doc_stats``) are counted by PostgreSQL
+itself (``unnest``, ``GROUP BY``) over the rows not counted yet (ids above meta ``counted_to``) at each commit,
+less the counted rows deleted. A first ingest (an empty table) loads without the GIN indexes (and without the
+vocabulary's trigram index) and counts nothing until its end, where it counts every row once and builds the
+indexes, two jobs at a time.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import sys
+from collections import deque
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from functools import cache
 from typing import Any
 
 import orjson
@@ -20,12 +25,15 @@ import orjson
 from gantha.model import Passage
 from gantha.store.base import IndexBusy, ReadOnlyIndex, StoreError
 from gantha.store.postgres.rows import doc_row
-from gantha.store.postgres.schema import DOC_COLUMNS, FIELD_IDS, FIELDS, SEARCH_INDEXES
+from gantha.store.postgres.schema import DOC_COLUMNS, FIELD_IDS, FIELDS, LEXEME_INDEX, SEARCH_INDEXES
+from gantha.text import chinese
 
 WRITER_LOCK, TASK_LOCK = 0x67616E7401, 0x67616E7402  # advisory lock keys: the document writer, the task runner
 STATS = "doc_stats"  # meta key: {"docs": N, "lengths": {field: sum of its lengths}}
 COUNTED = "counted_to"  # meta key: the highest document number counted into ``lexemes`` and ``doc_stats``
 BLOCK = 100_000  # document numbers taken from the sequence at once
+ANALYSED_APART = 200  # passages of a batch from which it is analysed in the second process
+BULK = True  # a first ingest loads without indexes and builds them at its end (else: kept up to date throughout)
 
 
 class Writer:
@@ -35,16 +43,15 @@ class Writer:
         self._units: dict[tuple, int] = {}
         self._numbers = iter(())  # document numbers reserved
         self._copier = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gantha-copy")
-        self._copying: Future | None = None
+        self._copying: deque[Future] = deque()  # COPYs queued on the copying thread, oldest first
         self._bulk = False  # a first ingest: counted and indexed at the end
         self._added: set[tuple[str, str, str]] = set()  # (corpus, book, channel) written by this writer
 
     @property
     def conn(self) -> Any:
         """The writer's connection, idle (its last COPY finished)."""
-        if self._copying is not None:
-            copying, self._copying = self._copying, None
-            copying.result()
+        while self._copying:
+            self._copying.popleft().result()
         if self._conn is None:
             self._conn = self._connect()
         return self._conn
@@ -64,8 +71,8 @@ class Writer:
                 )
             if not conn.execute("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,)).fetchone()[0]:
                 raise IndexBusy(f"the index in {self.location} is being written by another process")
-            self._bulk = not conn.execute("SELECT EXISTS (SELECT 1 FROM docs)").fetchone()[0]
-            for name, target in SEARCH_INDEXES.items():
+            self._bulk = BULK and not conn.execute("SELECT EXISTS (SELECT 1 FROM docs)").fetchone()[0]
+            for name, target in [*SEARCH_INDEXES.items(), LEXEME_INDEX]:
                 if self._bulk:
                     conn.execute(f"DROP INDEX IF EXISTS {name}")  # loaded first, then indexed once
                 else:
@@ -100,26 +107,40 @@ class Writer:
         return self._units[key]
 
     def add(self, passages: Iterable[Passage]) -> int:
-        """Analyse the passages here and COPY them on the copying thread (in the writer's transaction)."""
+        """Analyse the passages (in a second process, or here) and COPY them on the copying thread, in the
+        writer's transaction: while a book is read here, the one before is analysed and the one before that
+        copied."""
         batch = list(passages)
         if not batch:
             return 0
         new: list[tuple] = []
-        text = "".join(doc_row(self._number(), self._unit(p, new), p) for p in batch)
+        numbers = [self._number() for _ in batch]
+        units = [self._unit(p, new) for p in batch]
         self._added |= {(p.corpus, p.book, p.channel) for p in batch}
-        conn = self.conn  # the last batch's COPY done
+        texts = (p.text for p in batch)
+        rows: Future | str
+        if (analyser := _analyser()) and len(batch) >= ANALYSED_APART and not any(map(chinese.has_chinese, texts)):
+            rows = analyser.submit(rows_text, numbers, units, batch)
+        else:  # Chinese is segmented with the index's own terms, which this process holds
+            rows = rows_text(numbers, units, batch)
+        while len(self._copying) >= 2:  # at most two batches in flight
+            self._copying.popleft().result()
+        if self._conn is None:
+            self._conn = self._connect()
+        conn = self._conn
 
         def copy() -> None:
+            text = rows if isinstance(rows, str) else rows.result()
             with conn.cursor() as cur:
                 if new:
-                    with cur.copy("COPY units FROM STDIN") as units:
+                    with cur.copy("COPY units FROM STDIN") as copy_units:
                         for row in new:
-                            units.write_row(row)
-                with cur.copy(f"COPY docs ({DOC_COLUMNS}) FROM STDIN") as rows:
+                            copy_units.write_row(row)
+                with cur.copy(f"COPY docs ({DOC_COLUMNS}) FROM STDIN") as copy_rows:
                     for start in range(0, len(text), 1 << 20):
-                        rows.write(text[start : start + (1 << 20)])
+                        copy_rows.write(text[start : start + (1 << 20)])
 
-        self._copying = self._copier.submit(copy)
+        self._copying.append(self._copier.submit(copy))
         return len(batch)
 
     # --- deleting ----------------------------------------------------------------------------------------
@@ -195,9 +216,8 @@ class Writer:
         ingest left to its end)."""
         if self._conn is None:
             return
-        copying, self._copying = self._copying, None
-        if copying is not None:
-            copying.exception()  # wait for it: its failure is given up with the rest
+        while self._copying:
+            self._copying.popleft().exception()  # wait for them: a failure is given up with the rest
         self._conn.rollback()
         if finished and self._bulk:
             finish_bulk(self.url)
@@ -209,13 +229,14 @@ class Writer:
 
 
 def finish_bulk(url: str) -> None:
-    """Count every row not counted yet and build the missing GIN indexes: two jobs at a time, each on its own
-    connection (one PostgreSQL process each)."""
+    """Count every row not counted yet (then index the vocabulary's trigrams) and build the missing GIN indexes:
+    two jobs at a time, each on its own connection (one PostgreSQL process each)."""
     import psycopg
 
     def count() -> None:
         with psycopg.connect(url) as conn, conn.cursor() as cur:
             Writer.count_new(cur)
+        build(*LEXEME_INDEX)
 
     def build(name: str, target: str) -> None:
         with psycopg.connect(url, autocommit=True) as conn:
@@ -227,3 +248,18 @@ def finish_bulk(url: str) -> None:
         jobs = [pool.submit(count)] + [pool.submit(build, *item) for item in SEARCH_INDEXES.items()]
         for job in jobs:
             job.result()
+
+
+def rows_text(numbers: list[int], units: list[int], batch: list[Passage]) -> str:
+    """The batch's lines for ``COPY docs``."""
+    return "".join(doc_row(n, u, p) for n, u, p in zip(numbers, units, batch, strict=True))
+
+
+@cache
+def _analyser() -> ProcessPoolExecutor | None:
+    """A second process analysing passages (the analysis is Python: one core; PostgreSQL and the reading of the
+    next book have the other). Forked (Linux): it runs only the analysis, none of the threads it was forked beside,
+    and needs no ``__main__`` guard of the program that writes; elsewhere the analysis runs here."""
+    if sys.platform != "linux":
+        return None
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
