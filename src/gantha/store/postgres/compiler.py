@@ -13,10 +13,11 @@ b 0.75, idf ``ln(1 + (N − df + 0.5)/(df + 0.5))`` from the document frequencie
 length as tantivy's field norm, the average over the index), with term frequencies read from the tsvector's
 positions (up to 256 a word). Clauses score as in the embedded store: a word by its BM25, the forms of one
 word without their rarity, a phrase by the BM25 of its occurrences with the sum of its words' idfs, near by
-the BM25 of its words, a prefix, wildcard or unranked set 1. For words in more than :data:`TIER_FROM`
-documents the page is ranked among the matches where such a word is among the passage's heaviest (``_top``)
-or that rank first, when they fill it, else among all matches: first by the BM25 of their heaviest words
-alone, then the best :data:`POOL` of them by BM25 over their whole vectors. Ties: by insertion order.
+the BM25 of its words, a prefix, wildcard or unranked set 1. For words in more than 2,000 documents the page
+is ranked among the matches where such a word is among the passage's heaviest (``_top``; in more than 8,000
+or 30,000, only those marked heavier still) or that rank first, when they fill it, else among a wider tier,
+else among all matches: first by the BM25 of their heaviest words alone, then the best :data:`POOL` of
+them by BM25 over their whole vectors. Ties: by insertion order.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from gantha.store.postgres.schema import BY_NAME, FIELDS
 
 RANK_FIRST_SCORE = 1000.0
 CHUNK = 8  # words of one tsquery (a longer list is several, ORed)
-TIER_FROM = 2000  # documents holding the ranked words above which the page is ranked from the _top passages
+# documents holding the ranked words above which the page is ranked from passages where they weigh this much
+TIERS = ((30_000, "!2"), (8_000, "!1"), (2_000, ""))
 POOL = 100  # the passages of those ranked by their _top vectors that are then ranked by their whole vectors
 SCORED = ("must", "should", "alternatives", "scoring")
 
@@ -106,7 +108,7 @@ class Plan:
 
     # --- matching -------------------------------------------------------------------------------------
 
-    def tsqueries(self, c: Clause) -> list[str]:
+    def tsqueries(self, c: Clause, mark: str = "") -> list[str]:
         """The clause as tsquery texts it matches any of (none: it matches nothing). A long list of words is cut
         into lists of :data:`CHUNK`: GIN checks each candidate against the whole query, so one query of 300
         words costs 300 times a word's check, while 40 of 8 each cost 8 (and the planner sees their sizes)."""
@@ -124,12 +126,13 @@ class Plan:
         elif c.kind in ("suffix", "infix"):
             words = list(map(lexeme, dict.fromkeys(w for t in c.tokens for w in self.expand(c.field, c.kind, t))))
         else:
-            words = list(map(lexeme, c.tokens))
+            words = [lexeme(t + mark) for t in c.tokens]
         return [" | ".join(words[i : i + CHUNK]) for i in range(0, len(words), CHUNK)]
 
-    def _condition(self, c: Clause, also: str = "", row: str = "d") -> str:
-        """SQL that row ``row`` matches the clause (``also``: and this tsquery on the same column)."""
-        parts = self.tsqueries(c)
+    def _condition(self, c: Clause, also: str = "", row: str = "d", mark: str = "") -> str:
+        """SQL that row ``row`` matches the clause (``also``: and this tsquery on the same column; ``mark``:
+        its words marked so, ``word!1``)."""
+        parts = self.tsqueries(c, mark)
         if not parts:
             return "FALSE"
         col = column(c.field)
@@ -245,18 +248,29 @@ class Plan:
         elif c.tokens:  # an unranked set
             self.consts.append("1.0" if always else f"({self._condition(c, row='c')})::int")
 
-    def tiered(self) -> bool:
-        """Whether the ranked words are frequent enough to rank from their heaviest passages first."""
+    def tiers(self) -> list[str]:
+        """The marks of the ``_top`` words to rank from, narrowest first (none: rank every match): the more
+        documents hold the ranked words, the heavier the words a page starts from."""
+        if not any(BY_NAME[name].tiered for name in self.weights):
+            return []
         held = sum(self.df.get((name, t), 0) for name, words in self.weights.items() for t in words)
-        return held > TIER_FROM and any(BY_NAME[name].tiered for name in self.weights)
+        return [mark for least, mark in TIERS if held > least]
 
-    def _tier(self) -> str:
-        tops = [
-            self._condition(Clause(f"{name}_top", list(words)))
+    def _tier(self, mark: str | None, first_only: bool) -> str:
+        """The candidates' condition: a ranked word among the passage's heaviest (so marked), or ranked first;
+        ``first_only``: ranked first (they fill the page), and if ``mark`` is not None among the heaviest."""
+        tops = " OR ".join(
+            self._condition(Clause(f"{name}_top", list(words)), mark=mark or "")
             for name, words in self.weights.items()
             if BY_NAME[name].tiered and words
-        ]
-        return " OR ".join([*tops, *([f"({self.first})"] if self.q.rank_first else [])])
+        )
+        if first_only:
+            return f"({self.first})" + (f" AND ({tops})" if mark is not None and tops else "")
+        return " OR ".join([tops, *([f"({self.first})"] if self.q.rank_first else [])])
+
+    def first_count(self) -> str:
+        """The number of matches ranked first."""
+        return f"SELECT count(*) FROM docs d WHERE {self.match} AND ({self.first})"
 
     def _base(self) -> str:
         q = self.q
@@ -273,17 +287,19 @@ class Plan:
     def _values(self, words: dict[str, float]) -> str:
         return f"(VALUES {', '.join(f'({lit(t)}, {w!r})' for t, w in words.items())}) w(t, w)"
 
-    def page(self, *, tiered: bool = False) -> str:
+    def page(self, tier: str | None = None, *, first_only: bool = False) -> str:
         """Rows (id, score, first, candidates, passage) of the page in score order.
 
-        ``tiered``: the candidates are the matches where a ranked word is among the heaviest (its ``_top``
-        vector) or that rank first; they are scored first from their ``_top`` vectors alone (the frequency is
-        the position there), the best of them (:data:`POOL`, or twice the page's end) then by BM25 over their
-        whole vectors. ``candidates`` counts them (else every match)."""
+        ``tier`` (a mark, "" for none): the candidates are the matches where a ranked word is among the heaviest
+        (its ``_top`` vector; so marked there: heavier still) or that rank first (``first_only``: that rank first,
+        as many as fill the page, and among the heaviest unless ``tier`` is None); they are scored first from
+        their ``_top`` vectors alone (the frequency is the position there), the best of them (:data:`POOL`, or
+        twice the page's end) then by BM25 over their whole vectors. ``candidates`` counts them (else every
+        match)."""
         q = self.q
         needed = {name for name in self.weights} | _columns_in(self.phrases + self.consts)
         vectors = "".join(f"d.{name}, d.{name}_len, " for name in sorted(needed))
-        if tiered:
+        if tier is not None or first_only:
             tops = {name: words for name, words in self.weights.items() if BY_NAME[name].tiered and words}
             pre = " UNION ALL ".join(
                 f"SELECT c.id, w.w * {self._bm25('x.positions[1]', name)} AS s FROM top c "
@@ -294,7 +310,7 @@ class Plan:
             pool = max(POOL, 2 * (q.offset + q.limit))
             source = (
                 f"top AS MATERIALIZED (SELECT d.id, ({self.first}) AS first, {top_columns}d.id AS _ FROM docs d "
-                f"WHERE {self.match} AND ({self._tier()})), "
+                f"WHERE {self.match} AND ({self._tier(tier, first_only)})), "
                 f"pre AS (SELECT id, sum(s) AS s FROM ({pre}) u GROUP BY id), "
                 "pool AS MATERIALIZED (SELECT t.id, t.first, count(*) OVER () AS n FROM top t "
                 f"LEFT JOIN pre p ON p.id = t.id ORDER BY t.first DESC, COALESCE(p.s, 0) DESC, t.id LIMIT {pool}), "

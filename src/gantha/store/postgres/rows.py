@@ -8,8 +8,8 @@ tantivy's field norm (the token count, rounded down to one of 256 steps), so tha
 The ``_top`` vector of a long text field holds the tokens whose BM25 term weight in the passage,
 ``tf·(k1+1) / (tf + k1·(1 − b + b·len/avg))`` at a nominal average length of :data:`TIER_AVG` words, is at
 least :data:`TIER_WEIGHT` (of 2.2 at most): a word repeated in its passage, or standing in a short one, with
-its frequency as its one position. The ranking of a frequent word starts from these passages (see
-:mod:`gantha.store.postgres.compiler`).
+its frequency as its one position, and beside it ``word!1`` if its weight reaches 1.75 and ``word!2`` if 1.9.
+The ranking of a frequent word starts from these passages (see :mod:`gantha.store.postgres.compiler`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ BM25_K1, BM25_B = 1.2, 0.75
 LONGEST_TOKEN = 120  # bytes: the embedded analyzer drops longer tokens
 MAX_POSITION, MAX_POSITIONS = 16383, 256  # PostgreSQL's limits on a tsvector's positions
 TIER_AVG, TIER_WEIGHT = 20.0, 1.4  # the CST's paragraphs average 19 words
+TIER_MARKS = (1.75, 1.9)  # the weights from which a _top word is marked heavier (level 1, 2)
 
 
 def _fieldnorms() -> list[int]:
@@ -89,8 +90,16 @@ def vector(tokens: list[str | None], tiered: bool) -> tuple[str, int, str]:
     if tiered and where:
         k = BM25_K1 * (1 - BM25_B + BM25_B * length / TIER_AVG)
         least = max(1, math.ceil(TIER_WEIGHT * k / (BM25_K1 + 1 - TIER_WEIGHT) - 1e-9))  # the tf reaching the weight
-        top = " ".join([f"'{t}':{len(p)}" for t, p in where.items() if len(p) >= least])  # its frequency
+        top = " ".join([_top(t, len(p), k) for t, p in where.items() if len(p) >= least])
     return literal, length, top
+
+
+def _top(token: str, tf: int, k: float) -> str:
+    """A heavy word of a passage in its ``_top`` vector (its frequency as its position), with a marker word
+    ``token!1`` when it weighs at least 1.75, and ``token!2`` at least 1.9, for the most frequent words."""
+    weight = tf * (BM25_K1 + 1) / (tf + k)
+    marks = "".join(f" '{token}!{level}'" for level, least in enumerate(TIER_MARKS, start=1) if weight >= least)
+    return f"'{token}':{tf}{marks}"
 
 
 def keys(values: list[str]) -> tuple[str, int, str]:

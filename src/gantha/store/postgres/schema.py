@@ -1,12 +1,13 @@
 """The PostgreSQL store's tables.
 
-``docs`` holds one row per passage: its filter columns, the passage as JSON, a unit (the book, chapter
-and channel aggregations count by), and for every analysed field a ``tsvector`` of the field's tokens as
-gantha's own analysis cut them (with their positions, no stemming, no stop words), the field's length
-as BM25 sees it, and for the long text fields a ``_top`` vector of the tokens that weigh most in the
-passage (see :mod:`gantha.store.postgres.rows`). Each vector has a GIN index. ``lexemes`` is the
-vocabulary of every field with its document frequencies (BM25's idf), trigram-indexed for leading
-wildcards. Adding an analysed field (a ``lemma`` field of lemma ids) is one more :class:`Field`.
+``docs`` holds one row per passage: its filter columns, the passage as JSON, a unit (the book, category,
+chapter and channel that aggregations count by, with the chapter's title: ``units``), and for every analysed
+field a ``tsvector`` of the field's tokens as gantha's own analysis cut them (with their positions, no
+stemming, no stop words), the field's length as BM25 sees it, and for the long text fields a ``_top``
+vector of the tokens that weigh most in the passage (see :mod:`gantha.store.postgres.rows`). Each vector
+has a GIN index. ``lexemes`` is the vocabulary of every field with its document frequencies (BM25's idf),
+trigram-indexed for leading wildcards. Adding an analysed field (a ``lemma`` field of lemma ids) is one
+more :class:`Field`.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ CREATE EXTENSION IF NOT EXISTS vector;
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE SEQUENCE IF NOT EXISTS doc_numbers;
 CREATE TABLE IF NOT EXISTS units (id INTEGER PRIMARY KEY, corpus TEXT, book TEXT, category TEXT, chapter INTEGER,
-    channel TEXT, UNIQUE (corpus, book, category, chapter, channel));
+    channel TEXT, title TEXT, UNIQUE (corpus, book, category, chapter, channel));
 CREATE TABLE IF NOT EXISTS docs (id BIGINT PRIMARY KEY, doc_id TEXT NOT NULL UNIQUE, unit INTEGER, corpus TEXT,
     book TEXT, category TEXT, channel TEXT, granularity TEXT, is_primary BOOLEAN, language text[], tags text[],
     seq INTEGER, chapter INTEGER, passage TEXT, {_FIELD_DDL}) WITH (toast_tuple_target = 128);

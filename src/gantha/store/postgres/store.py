@@ -81,7 +81,8 @@ class PostgresStore(TableStore):
         self._changed = False
         self._chapter_titles: dict[tuple[str, str, int], str] = {}
         self._stats: tuple[str, Stats] | None = None  # by generation
-        self._units: dict[int, tuple[str, str, str, int, str]] = {}
+        self._units: dict[int, tuple[str, str, str, int, str, str]] = {}
+        self._units_read = ""  # the generation the units were read at
 
     # --- writing -----------------------------------------------------------------------------------
 
@@ -197,11 +198,13 @@ class PostgresStore(TableStore):
         try:
             if q.order == "reading":
                 rows = self.db.fetch(plan.reading())
-            else:
-                tiered = plan.tiered()
-                rows = self.db.fetch(plan.page(tiered=tiered))
-                if tiered and (not rows or rows[0][3] < q.offset + q.limit):  # too few: rank every match
-                    rows = self.db.fetch(plan.page())
+            else:  # from the heaviest passages of frequent words, if they fill the page, else from wider
+                rows, need, tiers = [], q.offset + q.limit, plan.tiers()
+                first_only = bool(tiers and q.rank_first) and self.db.fetch(plan.first_count())[0][0] >= need
+                for tier in [*tiers, None]:
+                    rows = self.db.fetch(plan.page(tier, first_only=first_only))
+                    if tier is None or (rows and rows[0][3] >= need):
+                        break
         finally:
             total, aggregations = counting.result()
         reading = q.order == "reading"
@@ -215,10 +218,10 @@ class PostgresStore(TableStore):
         """The total and the aggregations (book, category, chapter, channel) of the plan's matches."""
         counts = self.db.fetch(plan.count())
         if any(unit not in self._units for unit, _ in counts):
-            self._units = {r[0]: tuple(r[1:]) for r in self.db.fetch("SELECT * FROM units")}  # type: ignore[misc]
+            self._load_units()
         sums: dict[str, dict[str, int]] = {name: {} for name in plan.q.aggregate}
         for unit, n in counts:
-            _, book, category, chapter, channel = self._units[unit]
+            _, book, category, chapter, channel, _ = self._units[unit]
             keys = {"book": book, "category": category, "chapter": chapter_key(book, chapter), "channel": channel}
             for name, bucket in sums.items():
                 bucket[keys[name]] = bucket.get(keys[name], 0) + n
@@ -243,15 +246,20 @@ class PostgresStore(TableStore):
     def chapter(self, corpus: str, book: str, chapter: int, channel: str = "pali") -> list[Passage]:
         return self._passages("corpus=? AND book=? AND channel=? AND chapter=?", (corpus, book, channel, chapter))
 
+    def _load_units(self) -> None:
+        """The units (corpus, book, category, chapter, channel, chapter title), and the chapters' titles."""
+        self._units_read = self.generation()
+        units = self.db.fetch("SELECT * FROM units ORDER BY channel <> 'pali', id")
+        self._units = {r[0]: tuple(r[1:]) for r in units}  # type: ignore[misc]
+        self._chapter_titles = {}
+        for corpus, book, _, chapter, _, title in self._units.values():
+            self._chapter_titles.setdefault((corpus, book, chapter), title or "")
+
     def chapter_title(self, corpus: str, book: str, chapter: int) -> str:
-        key = (corpus, book, chapter)
-        if key not in self._chapter_titles:
-            rows = self.db.query(
-                "SELECT passage FROM docs WHERE corpus=? AND book=? AND chapter=? ORDER BY seq LIMIT 1",
-                (corpus, book, chapter),
-            )
-            self._chapter_titles[key] = Passage(**orjson.loads(rows[0][0])).chapter_title if rows else ""
-        return self._chapter_titles[key]
+        """The heading of a book's chapter (the title of its first passage, recorded with its unit), or ""."""
+        if (corpus, book, chapter) not in self._chapter_titles and self._units_read != self.generation():
+            self._load_units()
+        return self._chapter_titles.get((corpus, book, chapter), "")
 
     def book_passages(
         self, corpus: str, book: str, channel: str = "pali", seqs: tuple[int, int] | None = None

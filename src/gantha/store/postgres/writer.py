@@ -77,7 +77,10 @@ class Writer:
                     conn.execute(f"DROP INDEX IF EXISTS {name}")  # loaded first, then indexed once
                 else:
                     conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")  # an earlier first ingest died
-            self._units = {tuple(r[1:]): r[0] for r in conn.execute("SELECT * FROM units")}
+            self._units = {
+                tuple(r[1:]): r[0]
+                for r in conn.execute("SELECT id, corpus, book, category, chapter, channel FROM units")
+            }
             conn.commit()
         except BaseException:
             conn.close()
@@ -103,7 +106,7 @@ class Writer:
         key = (p.corpus, p.book, p.category, p.chapter, p.channel)
         if key not in self._units:
             self._units[key] = max(self._units.values(), default=0) + 1
-            new.append((self._units[key], *key))
+            new.append((self._units[key], *key, p.chapter_title))  # the title of its first passage
         return self._units[key]
 
     def add(self, passages: Iterable[Passage]) -> int:
