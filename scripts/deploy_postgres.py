@@ -87,8 +87,8 @@ def start_primary(folder: Path, port: int) -> str:
             conf.write(
                 f"\nlisten_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = '{data}'\n"
                 "wal_level = replica\nmax_wal_senders = 10\nwal_keep_size = '1GB'\nhot_standby = on\n"
-                "max_connections = 300\nshared_buffers = '512MB'\nwork_mem = '32MB'\n"
-                "maintenance_work_mem = '256MB'\nmax_wal_size = '4GB'\n"
+                "max_connections = 300\nshared_buffers = '1GB'\nwork_mem = '32MB'\n"
+                "maintenance_work_mem = '256MB'\nmax_wal_size = '8GB'\ncheckpoint_timeout = '30min'\n"
             )
         with open(data / "pg_hba.conf", "a") as hba:
             hba.write("host all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n")
