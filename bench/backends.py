@@ -258,7 +258,7 @@ def tune(base: str, data: Path) -> None:
     if restart:
         subprocess.run(
             deploy_postgres._as_postgres(
-                [str(deploy_postgres.binaries() / "pg_ctl"), "-D", str(data), "-w", "restart"]
+                [str(deploy_postgres.binaries() / "pg_ctl"), "-D", str(data), "-l", str(data / "log"), "-w", "restart"]
             ),
             check=True,
             capture_output=True,
