@@ -13,9 +13,11 @@ ingests the lexicon and the whole CST into a fresh embedded index (var/bench-bac
   PostgreSQL page the embedded ranking puts at or above its own tenth score);
 * latency: in-process search (gantha's research pipeline, inflections included) over bench/query.py's QUERIES
   and over the distinct list;
+* exact: the distinct list searched as written (``mode=exact``), timed at the store (total, aggregations,
+  ranked page, bold first): the question the baseline answers;
 * baseline: WikiPali's way — a plain table of the same paragraphs with ``to_tsvector('simple', text)`` and a
-  GIN index, each query answered by a total, a count by book and a page ranked by ``ts_rank`` (build time and
-  latency over the distinct list);
+  GIN index, each query (as written) answered by a total, a count by book and a page ranked by ``ts_rank``
+  (build time and latency over the distinct list);
 * http: requests/s at concurrency 8 with wrk (every request a distinct query of the list, none answered from a
   server's kept answers), one ``gantha serve`` of 2 workers on each store;
 * deploy: scripts/deploy_postgres.py on this machine — a primary (the CST ingested into it), a streaming
@@ -137,6 +139,20 @@ def latency(research: Research) -> dict:
             "p99_ms": round(percentile(times, 99), 1),
         }
     return out
+
+
+def exact_words(research: Research) -> dict:
+    """Store-level latency of the distinct list searched as written (``mode=exact``: the one form, bold first,
+    total and aggregations, a ranked page): the question the WikiPali-style baseline answers too."""
+    plans = [research.searcher.plan(SearchRequest(q=q, mode="exact"))[0] for q in DISTINCT]
+    for sq in plans:
+        research.store.search(sq)
+    times = []
+    for sq in plans:
+        t = time.perf_counter()
+        research.store.search(sq)
+        times.append((time.perf_counter() - t) * 1000)
+    return {f"p{p}_ms": round(percentile(times, p), 1) for p in (50, 95, 99)}
 
 
 def baseline(database: str) -> dict:
@@ -272,7 +288,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=30)
     ap.add_argument("--skip-ingest", action="store_true", help="reuse the stores of an earlier run")
-    ap.add_argument("--phases", default="ingest,agree,latency,baseline,http,deploy")
+    ap.add_argument("--phases", default="ingest,agree,latency,exact,baseline,http,deploy")
     args = ap.parse_args()
     phases = set(args.phases.split(","))
     if args.skip_ingest:
@@ -304,6 +320,10 @@ def main() -> None:
         for name, research in opened.items():
             report[name]["latency"] = latency(research)
             print(json.dumps({name: report[name]["latency"]}), file=sys.stderr)
+    if "exact" in phases:
+        for name, research in opened.items():
+            report[name]["exact_words_store"] = exact_words(research)
+            print(json.dumps({name: report[name]["exact_words_store"]}), file=sys.stderr)
     for research in opened.values():
         research.store.close()
     if "baseline" in phases:
