@@ -1,4 +1,7 @@
-"""Whole-corpus ingest: wall time, peak RSS, index size.  python bench/ingest.py [CST_DIR]"""
+"""Whole-corpus ingest: wall time (the links between paragraphs included, and apart), peak RSS, index size.
+
+    python bench/ingest.py [CST_DIR]
+"""
 
 from __future__ import annotations
 
@@ -42,6 +45,8 @@ def main() -> None:
         "bold_terms": summary.bold_terms,
         "skipped": len(summary.skipped),
         "wall_s": summary.seconds,
+        "links_s": summary.links["seconds"] if summary.links else None,  # included in wall_s
+        "links": {k: v for k, v in (summary.links or {}).items() if k in ("layers", "citations", "parallels")},
         "peak_rss_mib": round(peak_cst, 1),
         "peak_rss_mib_with_other_sources": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "index_mib": round(dir_size(INDEX) / 2**20, 1),

@@ -70,7 +70,7 @@ def main() -> None:
         "lemma_search_counted_ms": {"p50": round(percentile(counted, 50), 1), "p95": round(percentile(counted, 95), 1)},
         "lemma_search_warm_ms": {"p50": round(percentile(warm, 50), 1), "p95": round(percentile(warm, 95), 1)},
         "search parivasa (default mode) paragraphs": typed.total,
-        "lemma parivāsa paragraphs (forms + compounds)": every.total,
+        "lemma parivāsa paragraphs (forms, derivatives, compounds)": every.total,
         "lemma parivāsa includes cst/vin02m3.mul/102": "cst/vin02m3.mul/102" in coordinates,
         "Cūḷavagga paragraphs where parivāsa stands in a compound": len(samuccaya),
         "top 50 by book": dict(Counter(h.book for h in top50.hits).most_common(5)),

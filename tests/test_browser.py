@@ -120,6 +120,29 @@ def test_reader_marks_missing_translations_and_switches_script(page, base):
     shows(page.locator("tr.target td").first, re.compile("[\\u1000-\\u109f]"))
 
 
+def test_reader_opens_each_kind_of_link_beside_the_text(page, base, small_store):
+    page.goto(base + "/read/cst/vin02m3.mul/75")
+    shows(page.locator("#links-title"), "cst/vin02m3.mul/75")
+    shows(page.locator("#link-counts"), "Commentary")
+    kinds = page.locator("#link-counts button").all()
+    assert len(kinds) >= 2  # the commentary on the rule and the rules repeating it
+    for button in kinds:  # each panel opens beside the text with its links
+        button.click()
+        kind = button.get_attribute("data-kind")
+        page.locator(f"#link-items ol[data-kind={kind}] li").first.wait_for()
+        assert button.get_attribute("aria-pressed") == "true"
+    page.locator("#link-counts button[data-kind=commentary]").click()
+    page.locator("#link-items a", has_text="cst/vin02a3.att/75").first.click()
+    page.wait_for_url("**/read/cst/vin02a3.att/75")
+    page.locator("#link-counts button[data-kind=root]").click()
+    shows(page.locator("#link-items"), "cst/vin02m3.mul/75")
+    noted = next(p for p in small_store.book_passages("cst", "vin02m3.mul") if p.notes)
+    page.goto(base + "/read/" + noted.coordinate)
+    page.locator(f"button.linksbtn[data-coordinate='{noted.coordinate}']").click()  # any row's links, on demand
+    page.locator("#link-counts button[data-kind=variants]").click()
+    shows(page.locator("#link-items"), "edition")
+
+
 def test_distribution_bars_link_to_filtered_search(page, base):
     page.goto(base + "/dist?w=pariv%C4%81sa")
     bar = page.locator("svg a").first

@@ -109,6 +109,7 @@ def test_chain_mcp(full_ingest):
                 "search_by_page_ref",
                 "get_term_definition",
                 "search_pali",
+                "links",
             } <= names
 
             async def call(name: str, **args) -> dict:
@@ -125,7 +126,10 @@ def test_chain_mcp(full_ingest):
                 "chapter": await call("chapter", coordinate="cst/vin02m3.mul/75"),
                 "versions": await call("versions", coordinate="cst/vin02m3.mul/75"),
                 "page": await call("search_by_page_ref", page_ref="PTS Vin II 31"),
+                "links": await call("links", coordinate="cst/vin02a3.att/75", kind=["root", "cites"], limit=5),
             }
+            schema = next(t for t in (await session.list_tools()).tools if t.name == "links").input_schema
+            assert schema["properties"]["limit"]["maximum"] == 100  # its bounds in its schema
             error = await session.call_tool("chapter", {"coordinate": "nonsense"})
             assert error.is_error and "not a coordinate" in error.content[0].text
             return out
@@ -133,3 +137,6 @@ def test_chain_mcp(full_ingest):
     out = asyncio.run(run())
     check_chain(out["forms"], out["bold"], out["dist"], out["got"], out["chapter"], out["versions"])
     assert out["page"]["hits"][0]["coordinate"] == "cst/vin02m3.mul/75"
+    links = out["links"]  # from the commentary to the rule it explains and the Mahāvagga rule it cites
+    assert links["root"]["items"][0]["coordinate"] == "cst/vin02m3.mul/75"
+    assert "cst/vin02m2.mul/86" in [i["coordinate"] for i in links["cites"]["items"]]

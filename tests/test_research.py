@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
+from gantha.api.app import create_app
+from gantha.api.cli import app
 from gantha.model import SearchRequest
 from gantha.research import Research
 from gantha.search.service import SearchError
 from gantha.store.embedded import EmbeddedStore
+from gantha.tools import Toolbox
 
 
 @pytest.fixture(scope="module")
@@ -196,3 +202,42 @@ def test_sentence_granularity(research):
         assert item.text == plain(hit.snippet) and "<mark>" in hit.snippet
     bad = research.get(["cst/vin02m3.mul/75.s999"]).items[0]
     assert bad.status == "not_found" and "no sentence 999" in bad.message
+
+
+def test_similar_sentences_agent_sized_on_every_surface(research, small_index):
+    # the opening of a sutta: a few sentences alike, many that share a word or two
+    sentence = "evaṃ me sutaṃ ekaṃ samayaṃ bhagavā"
+    every = research.similar(sentence, limit=100)
+    close = [h.coordinate for h in every.hits if h.similarity >= 0.5]
+    assert every.total == len(every.hits) > len(close) > 0  # some far, some close
+    kept = research.similar(sentence, limit=100, min_similarity=0.5)
+    assert [h.coordinate for h in kept.hits] == close and kept.total == len(close)
+    client = TestClient(create_app(small_index))
+    params = {"sentence": sentence, "limit": 100}
+    whole = client.get("/api/v3/similar", params=params)
+    small = client.get("/api/v3/similar", params={**params, "min_similarity": 0.5, "fields": "coordinate,similarity"})
+    hits = small.json()["data"]["hits"]
+    assert [h["coordinate"] for h in hits] == close and all(set(h) == {"coordinate", "similarity"} for h in hits)
+    assert len(small.content) < len(whole.content) / 2
+    bad = client.get("/api/v3/similar", params={**params, "fields": "coordinate,nonsense"})
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_parameter"
+    assert client.get("/api/v3/similar", params={**params, "min_similarity": 1.5}).status_code == 422
+    cli = CliRunner().invoke(
+        app,
+        [
+            "similar",
+            sentence,
+            "--limit",
+            "100",
+            "--min-similarity",
+            "0.5",
+            "--fields",
+            "coordinate",
+            "--index",
+            str(small_index),
+            "--json",
+        ],
+    )
+    assert cli.exit_code == 0 and [h["coordinate"] for h in json.loads(cli.output)["hits"]] == close
+    tool = Toolbox(research).similar_sentences(sentence=sentence, limit=100, min_similarity=0.5, fields=["coordinate"])
+    assert [h["coordinate"] for h in tool["hits"]] == close

@@ -70,7 +70,18 @@ CONFIG = {
     },
     # real values of the small index, mixed in with the generated ones so that requests also find something
     "dictionaries": {
-        "words": {"values": ["bhikkhu", "parivāsa", "parivāsaṃ", "parivasa*", "karoti", '"evaṃ me sutaṃ"']},
+        "words": {
+            "values": [
+                "bhikkhu",
+                "parivāsa",
+                "parivāsaṃ",
+                "parivasa*",
+                "karoti",
+                '"evaṃ me sutaṃ"',
+                "parivāsa NEAR/3 dātabba",
+                '"dhārayāmī’ti"',
+            ]
+        },
         "sentences": {"values": ["sabbe saṅkhārā aniccā", "evaṃ me sutaṃ", "In the beginning God created"]},
         "coordinates": {"values": ["DN 2", "cst/vin02m3.mul/75", "cst/s0101m.mul", "bible/genesis/1:1", "Rom 3:24"]},
         "fields": {"values": ["coordinate,snippet", "coordinate,book,path,snippet"]},
@@ -166,6 +177,10 @@ CHOSEN = [
     ("GET", "/api/v3/search", {"query": {"q": "In the beginning God created", "search_mode": "hybrid"}}),
     ("GET", "/api/v3/search", {"query": {"similar": "evaṃ me sutaṃ", "fields": "coordinate"}}),
     ("GET", "/api/v3/search", {"query": {"page_refs": "PTS Vin II 31"}}),
+    ("GET", "/api/v3/search", {"query": {"q": "parivāsa NEAR/3 dātabba"}}),
+    ("GET", "/api/v3/search", {"query": {"lemma": "parivāsa", "derivatives": "false", "fields": "coordinate"}}),
+    ("GET", "/api/v3/similar", {"query": {"sentence": "evaṃ me sutaṃ", "min_similarity": 0.5, "fields": "coordinate"}}),
+    ("GET", "/api/v3/similar", {"query": {"sentence": "evaṃ me sutaṃ", "limit": 20}}),
     ("GET", "/api/v3/get", {"query": {"coordinates": "cst/vin02m3.mul/75,Rom 3:24,nope", "tokens": "true"}}),
     ("GET", "/api/v3/chapter", {"query": {"coordinate": "DN 2", "confirm": "true", "section": "true"}}),
     ("GET", "/api/v3/outline", {"query": {"coordinate": "cst/s0101m.mul"}}),

@@ -8,11 +8,16 @@ import statistics
 from dataclasses import replace
 
 import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
+from gantha.api.app import create_app
+from gantha.api.cli import app
 from gantha.model import SearchRequest
 from gantha.research import Research
 from gantha.search.lexical import LEMMA_WINDOW
 from gantha.search.service import SearchError
+from gantha.text.derive import candidates
 from gantha.text.pali import WORD_RE, canon
 from gantha.tools import Toolbox, function_spec
 
@@ -73,7 +78,7 @@ def test_a_noun_keeps_its_cases_and_is_its_own_lemma(research):
 
 def test_the_ordinary_search_is_inflection_blind(research):
     typed = research.search(SearchRequest(q="parivasa"))
-    lemma = research.search(SearchRequest(compounds=False), lemma="parivāsa")
+    lemma = research.search(SearchRequest(compounds=False, derivatives=False), lemma="parivāsa")
     assert typed.total >= lemma.total > 20  # every form of the noun (and the typed spelling itself)
     inflection = typed.query_info.inflections[0]
     assert inflection["lemma"] == "parivāsa" and "parivasam" in inflection["forms"]
@@ -95,7 +100,7 @@ def test_a_lemma_search_finds_the_compounds_and_says_which_form_matched(research
 
 def test_a_lemma_search_ranks_by_the_lemma_frequency(research):
     res = research.search(SearchRequest(books=["vin02m3.mul"], limit=1000), lemma="parivāsa")
-    family = set(research.words.family("parivāsa").words())
+    family = set(research.words.family("parivāsa", derivatives=True).words())  # the words searched
     assert res.total > LEMMA_WINDOW  # the window is re-ranked by the lemma's frequency, the rest keep BM25 order
     for part in (res.hits[:LEMMA_WINDOW], res.hits[LEMMA_WINDOW:]):
         scores = [h.score for h in part if not h.bold_match]
@@ -204,3 +209,53 @@ def test_a_lemma_counted_in_two_parts_gives_the_whole_count(research, lemma):
         }, filters
     assert lexical.counter._compounds_only.get  # the compound-only paragraphs were counted apart, and kept
     assert any(key[1] == tuple(own) for key in lexical.counter._compounds_only._kept)
+
+
+# --- derivatives -----------------------------------------------------------------------------------
+
+
+def test_derivatives_are_listed_apart_with_their_forms_and_counts(research):
+    family = research.forms("parivāsa")
+    derived = {d.lemma: d for d in family.derivatives}
+    assert derived["pārivāsika"].suffix == "ika" and derived["pārivāsika"].evidence  # vṛddhi: pa → pā
+    words = {f.form for d in family.derivatives for f in d.forms}
+    assert not words & ({f.form for f in family.forms} | {c.form for c in family.compounds})  # each kind apart
+    for d in family.derivatives:
+        forms = [f.form for f in d.forms]
+        assert all(f.startswith(d.lemma[:-1]) for f in forms)  # its own declension
+        exact = research.search(SearchRequest(forms=forms, mode="exact", limit=1))
+        assert d.paragraphs == exact.total > 0 and 0 <= d.bold_paragraphs <= d.paragraphs
+    lemma_search = research.search(SearchRequest(limit=1), lemma="parivāsa")
+    assert family.family_paragraphs == lemma_search.total > family.compound_paragraphs
+    assert research.forms("parivāsa", derivatives=False).derivatives == []
+
+
+def test_a_word_that_only_looks_derived_is_not_a_derivative(research):
+    # the texts write sārattā (impassioned: the dictionaries give it the parent sārajjati, not sāra) and
+    # pāṇinā (with the hand: WikiPali reads it as pāṇi's), both proposed by the suffix rules
+    assert ("sāratta", "tta") in candidates("sāra") and ("pāṇī", "in") in candidates("pāṇa")
+    for word in ("sārattā", "pāṇinā"):
+        assert research.search(SearchRequest(q=word, mode="exact", limit=1)).total > 0
+    assert "sāratta" not in {d.lemma for d in research.forms("sāra").derivatives}
+    assert "pāṇinā" not in {f.form for d in research.forms("pāṇa").derivatives for f in d.forms}
+
+
+def test_a_lemma_search_includes_the_derivatives_unless_asked_not_to(research, small_index):
+    found = research.search(SearchRequest(limit=1000), lemma="parivāsa")
+    without = research.search(SearchRequest(limit=1000, derivatives=False), lemma="parivāsa")
+    derived = {f for d in found.query_info.lemma["derivatives"] for f in d["forms"]}
+    assert derived and without.query_info.lemma["derivatives"] == []
+    only = {h.coordinate for h in found.hits} - {h.coordinate for h in without.hits}
+    assert only and found.total == without.total + len(only) and found.total == len(found.hits)
+    for h in found.hits:
+        if h.coordinate in only:  # found by a derivative alone, and it says which
+            assert h.matched and set(h.matched) <= derived and h.in_compound is False
+    cli = CliRunner().invoke(
+        app, ["search", "--lemma", "parivāsa", "--no-derivatives", "--index", str(small_index), "--json"]
+    )
+    assert cli.exit_code == 0 and json.loads(cli.output)["total"] == without.total
+    http = TestClient(create_app(small_index)).get(
+        "/api/v3/search", params={"lemma": "parivāsa", "derivatives": "false", "fields": "coordinate"}
+    )
+    assert http.json()["data"]["total"] == without.total
+    assert Toolbox(research).search(lemma="parivāsa", derivatives=False, limit=1)["total"] == without.total

@@ -18,11 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gantha.corpus import bible, cst, dictionary, markdown, myanmar, suttacentral, wikipali
+from gantha.corpus import bible, cst, dictionary, markdown, myanmar, parallels, suttacentral, wikipali
 from gantha.corpus.files import SourceError
+from gantha.links import build as links
+from gantha.links.facts import gather, pack
 from gantha.model import BookInfo, ChannelInfo, Passage, comma_list
 from gantha.store.base import BookRecord, Store
+from gantha.store.links import LinkRow
 from gantha.text import align, chinese
+from gantha.text.refs import covering_uid
 from gantha.text.sentences import chunks
 
 COMMIT_EVERY = 100_000  # passages between commits: the most an interruption can lose
@@ -44,6 +48,7 @@ class IngestSummary:
     details: list[dict[str, str]] = field(default_factory=list)  # {"item", "reason"}: read, partly left out
     coverage: dict[str, dict] = field(default_factory=dict)  # per collection, for aligned translations
     report: str | None = None  # the file listing what was skipped or left out
+    links: dict | None = None  # the links rebuilt after this source (gantha.links.build.LinkSummary)
     embedded: dict | None = None  # the vectors refreshed after this source (summary of the embedding)
     topics: dict | None = None  # the topics refreshed after it (gantha.topics.ClassifySummary)
 
@@ -79,8 +84,13 @@ def ingest_cst(
     books, problems = cst.discover(path)
     summary.skipped += [{"item": p.split(":")[0], "reason": p} for p in problems]
     recorded = store.books("cst")
-    pending: list[BookRecord] = []
+    pending: list[tuple[BookRecord, object]] = []  # each book read, with its link facts
     since_commit = 0
+
+    def commit() -> None:
+        store.commit([record for record, _ in pending])
+        store.set_link_facts([pack("cst", record.signature, facts) for record, facts in pending])
+        pending.clear()
 
     for book in books:
         key = f"cst/{book.book}"
@@ -99,24 +109,31 @@ def ingest_cst(
             continue
         record = BookRecord(book.info, signature=signature, source=str(book.files[0].parent))
         store.delete_book("cst", book.book)
-        counted = _counting(cst.read_book(book, roots), record)
-        store.add(counted)
+        passages = list(cst.read_book(book, roots))
+        store.add(_counting(passages, record))
+        pending.append((record, gather(book.book, passages)))
         summary.books += 1
         summary.passages += record.passages
         summary.page_refs += record.page_refs
         summary.bold_terms += record.bold_terms
-        pending.append(record)
         since_commit += record.passages
         if since_commit >= commit_every:
-            store.commit(pending)
-            pending, since_commit = [], 0
+            commit()
+            since_commit = 0
         if progress:
             progress(book.book, record.passages, len(books))
 
-    store.commit(pending)
+    commit()
     store.finish()
+    summary.links = refresh_links(store)
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
+
+
+def refresh_links(store: Store) -> dict | None:
+    """Rebuild the links between CST paragraphs if a book changed; their summary, or None."""
+    rebuilt = links.refresh(store, reports=store.files() / "reports")
+    return rebuilt.as_dict() if rebuilt else None
 
 
 def _counting(passages, record: BookRecord):
@@ -319,6 +336,54 @@ def ingest_suttacentral(
         if progress:
             progress(collection, len(aligned.passages), len(suttacentral.COLLECTIONS))
     store.finish()
+    summary.seconds = round(time.perf_counter() - started, 2)
+    return summary
+
+
+def ingest_parallels(
+    store: Store, path: Path, *, force: bool = False, progress: Progress | None = None
+) -> IngestSummary:
+    """Load SuttaCentral's curated parallels (``parallels.json``) of the texts the index holds: shown by
+    ``links`` beside the parallels found in the texts, marked curated."""
+    started = time.perf_counter()
+    summary = IngestSummary("parallels", str(path))
+    signature = _tree_signature(path)
+    texts = store.texts()
+    if not texts:
+        summary.skipped.append({"item": str(path), "reason": "no named texts indexed: ingest suttacentral first"})
+        return summary
+    if not force and store.get_meta("curated_parallels") == signature:
+        summary.unchanged = 1
+        return summary
+    files = [path] if path.is_file() else sorted(f for f in path.rglob("parallels.json*") if f.is_file())
+    groups = []
+    for f in files:
+        try:
+            groups += parallels.read_groups(f)
+        except SourceError as exc:
+            summary.skipped.append({"item": f.name, "reason": str(exc)})
+    if not files:
+        summary.skipped.append({"item": str(path), "reason": "no parallels.json found"})
+    uids = [t.uid for t in texts]
+    by_prefix: dict[str, list[str]] = {}
+    for uid in uids:
+        by_prefix.setdefault(re.sub(r"[\d.-]+$", "", uid), []).append(uid)
+    known = {}
+    for uid in {parallels.uid_of(m) for _, members in groups for m in members}:
+        start = uid.split("-")[0] if re.search(r"\d-\d+$", uid) else uid
+        if found := covering_uid(start, by_prefix.get(re.sub(r"[\d.-]+$", "", start), [])):
+            known[uid] = found
+    rows = []
+    for r in parallels.relations(groups, known):
+        uid, _, section = r.target.partition("#")
+        target = known.get(uid, uid) + (f"#{section}" if section else "")
+        rows.append(LinkRow("curated", r.uid, target, weight=0.5 if "resembling" in r.kind else 1.0, note=r.kind))
+    store.replace_links(["curated"], rows)
+    store.set_meta("curated_parallels", signature)
+    summary.books = len({r.src for r in rows})
+    summary.passages = len(rows)
+    if progress:
+        progress(path.name, len(rows), 1)
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
 

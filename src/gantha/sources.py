@@ -11,7 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gantha.ingest import ingest_bible, ingest_cst, ingest_markdown, ingest_myanmar, ingest_suttacentral
+from gantha.ingest import (
+    ingest_bible,
+    ingest_cst,
+    ingest_markdown,
+    ingest_myanmar,
+    ingest_parallels,
+    ingest_suttacentral,
+)
 from gantha.model import comma_list
 
 
@@ -40,6 +47,7 @@ SOURCES: dict[str, Source] = {
         Source("dict", "wikipali/dict"),
         Source("myanmar", "myanmar", ingest_myanmar, corpus="cst"),
         Source("suttacentral", "suttacentral", ingest_suttacentral, corpus="cst", vectors="cst"),
+        Source("parallels", "suttacentral/relationship", ingest_parallels, corpus="cst"),
         Source("bible", "bible", ingest_bible, corpus="bible", vectors="bible"),
         Source("markdown", "", ingest_markdown, corpus="md", vectors="md", uploads=(".md", ".markdown", ".txt")),
     )

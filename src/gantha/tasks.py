@@ -24,7 +24,7 @@ from typing import Any
 
 from gantha import topics
 from gantha.config import settings
-from gantha.ingest import embed_corpora, ingest_lexicon
+from gantha.ingest import embed_corpora, ingest_lexicon, refresh_links
 from gantha.model import comma_list
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
 from gantha.store.base import BookRecord, IndexBusy, ReadOnlyIndex, Store, StoreError
@@ -160,6 +160,8 @@ def _delete(store: Store, corpus: str, book: str) -> dict[str, Any]:
             store.delete_book(corpus, book, r.channel.name)
         store.commit()
         store.finish()
+        if corpus == "cst":
+            refresh_links(store)
     removed = 0
     for name in store.vector_sets():
         vi = store.vectors(name, 0)

@@ -103,10 +103,13 @@ class Toolbox:
         limit: Limit = 10,
         offset: Offset = 0,
         compounds: bool = True,
+        derivatives: bool = True,
         inflections: bool = True,
         order: Literal["score", "reading"] = "score",
         fields: Fields = None,
         granularity: Literal["paragraph", "sentence", "book", "chapter", "sutta", "section", "auto"] = "paragraph",
+        variants: bool = False,
+        comments_on: Annotated[list[str] | None, Field(max_length=20)] = None,
     ) -> dict[str, Any]:
         """Search Pali passages; returns coordinates, snippets and per-book/category counts.
 
@@ -114,20 +117,25 @@ class Toolbox:
         every attested form of its lemma, listed in query_info.inflections; inflections=false keeps the
         typed word); "exact" matches the form as written; "semantic" and "hybrid" search by meaning
         (vectors, across languages) and may answer outcome "not_found" with only "weak" candidates:
-        then say the texts do not have it. The query understands "a phrase", -excluded and prefix*.
-        To find every occurrence of a word pass `lemma`: its attested forms (query_info.lemma) and the
-        compounds holding it (compounds=false: without); each hit says which forms matched and whether
-        inside a compound; ranked by the lemma's frequency, bold definitions first (order="reading":
-        book order). For many hits ask fields=["coordinate","book","path","snippet"]. bold=true keeps
-        passages where the word stands in bold — the commentaries' definitions. granularity "chapter",
-        "sutta", "section" or "book" answers whole texts (nodes: title, summary, size, confidence,
-        evidence) for questions about a whole text; "auto" descends while a chapter holds most of the
-        evidence. categories: mula
+        then say the texts do not have it. The query understands "a phrase", -excluded, prefix* and
+        word NEAR/3 word (at most 3 words between, either order, every form of each; NEAR alone: 5); a word
+        quoted before iti matches however the texts write it (gacchāmīti = gacchāmī’ti = gacchāmī ti).
+        To find every occurrence of a word pass `lemma`: its attested forms (query_info.lemma), its
+        derivatives (pārivāsika of parivāsa; derivatives=false: without) and the compounds holding it
+        (compounds=false: without); each hit says which forms matched and whether inside a compound;
+        ranked by the lemma's frequency, bold definitions first (order="reading": book order). For many
+        hits ask fields=["coordinate","book","path","snippet"]. bold=true keeps passages where the word
+        stands in bold — the commentaries' definitions. granularity "chapter", "sutta", "section" or
+        "book" answers whole texts (nodes: title, summary, size, confidence, evidence) for questions about
+        a whole text; "auto" descends while a chapter holds most of the evidence. categories: mula
         (root texts), atthakatha (commentaries), tika (subcommentaries), anya (others). topics: categories
         of the taxonomy (monastic-discipline, meditation, ethics-lay-life, doctrine-analysis, cosmology,
         narratives-biography, devotional-verse, language-grammar, uncategorized) of a passage's chapter;
         topic_tags: its soft tags; aggregations "topic" and "topic_tags" count the hits. An outcome of
-        "unattested_form" means the word is a headword but never occurs in that form.
+        "unattested_form" means the word is a headword but never occurs in that form. variants=true also
+        matches words that stand only in another edition's variant reading (such hits say variant_only and
+        variant_readings). comments_on (root paragraphs: ["vin02m3.mul/75-110"], ["MN 10"]) searches only the
+        aṭṭhakathā and ṭīkā paragraphs on them — with no query, all of them in reading order.
         """
         return self._search(
             q=query,
@@ -144,10 +152,13 @@ class Toolbox:
             limit=limit,
             offset=offset,
             compounds=compounds,
+            derivatives=derivatives,
             inflections=inflections,
             order=order,
             fields=fields,
             granularity=None if granularity == "paragraph" else granularity,
+            variants=variants,
+            comments_on=comments_on or [],
         )
 
     # the function-calling set of the original design
@@ -168,7 +179,7 @@ class Toolbox:
         """Define a Pali or Buddhist term: dictionary meanings plus the passages where the term
         stands in bold (the commentaries' own definitions)."""
         definition = _dump(self.research.word(term))
-        expansion = self.research.forms(term)
+        expansion = self.research.forms(term, derivatives=False)
         forms = [f.form for f in expansion.forms]
         bold = self._search(forms=forms, bold_only=True, limit=5) if forms else {"hits": []}
         return {"definition": definition, "bold_passages": bold.get("hits", [])}

@@ -15,12 +15,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field
 
-from gantha.model import SearchResponse, comma_list
+from gantha.model import CompactSearchResponse, SearchResponse, comma_list
 from gantha.research import (
     ChapterResult,
     DistResult,
     FormsResult,
     GetResult,
+    LinksResult,
     OutlineResult,
     Research,
     SuggestResult,
@@ -29,6 +30,7 @@ from gantha.research import (
 )
 from gantha.research.similar import MAX_SIMILAR_CHARS
 from gantha.search.errors import SearchError
+from gantha.search.present import HIT_FIELDS, compact
 
 Names = Annotated[list[str], BeforeValidator(comma_list)]
 Word = Annotated[str, Field(min_length=1, max_length=200, description="a Pali word, with or without diacritics")]
@@ -41,6 +43,7 @@ Coordinate = Annotated[
 class FormsParams(BaseModel):
     word: Word
     compounds: bool = Field(True, description="list the compounds holding the lemma")
+    derivatives: bool = Field(True, description="list the lemma's derivatives (pārivāsika of parivāsa)")
     unattested: bool = Field(False, description="list the proposed forms the texts never write")
 
 
@@ -99,12 +102,38 @@ class SimilarParams(BaseModel):
     offset: int = Field(0, ge=0, le=1000, description="sentences to skip, 0–1,000")
     book: Names = Field(default_factory=list, description="book ids, e.g. vin02m3.mul")
     category: Names = Field(default_factory=list, description="mula, atthakatha, tika, anya")
+    min_similarity: float = Field(0.0, ge=0, le=1, description="leave out sentences less similar than this, 0–1")
+    fields: Names = Field(
+        default_factory=list,
+        description=f"keep only these fields of each hit (compact results), any of: {', '.join(HIT_FIELDS)}",
+    )
+
+
+class LinksParams(BaseModel):
+    coordinate: str = Field(
+        min_length=1,
+        max_length=200,
+        description="a paragraph (cst/vin02m3.mul/75), a range (cst/vin02m3.mul/75-110) or a named text (MN 10)",
+    )
+    kind: Names = Field(
+        default_factory=list,
+        description="root, commentary, subcommentary, cites, cited_by, parallels, variants (default: all)",
+    )
+    limit: int = Field(10, ge=0, le=100, description="links of each kind, 0–100 (0: only the totals)")
+    offset: int = Field(0, ge=0, le=10_000, description="links of each kind to skip, 0–10,000")
 
 
 def _dist(r: Research, p: DistParams) -> DistResult:
     if not p.forms and not p.lemma:
         raise SearchError("empty_query", "give forms or a lemma")
     return r.dist(p.forms, lemma=p.lemma, bold_only=p.bold, categories=p.category)
+
+
+def _similar(r: Research, p: SimilarParams) -> SearchResponse:
+    res = r.similar(p.sentence, p.limit, p.offset, p.min_similarity, books=p.book, categories=p.category)
+    if not p.fields:
+        return res
+    return CompactSearchResponse.model_validate(compact(res.model_dump(exclude_none=True), p.fields))
 
 
 @dataclass(frozen=True)
@@ -114,7 +143,7 @@ class Verb:
     name: str
     doc: str
     params: type[BaseModel]
-    result: type[BaseModel]
+    result: Any  # a model, or a union of models
     run: Callable[[Research, Any], BaseModel]
     arguments: tuple[str, ...] = ()  # the parameters the CLI takes positionally
     tool: str = ""  # the MCP tool's name where it differs
@@ -138,12 +167,14 @@ VERBS = (
         "forms",
         "Expand a Pali word to its lemma and every form attested in the canon.\n\n"
         "A verb's participles, gerundives and absolutives included, with paragraph and bold counts and "
-        "which source proposed each form; the compounds holding the lemma apart, with their members "
+        "which source proposed each form; its derivatives apart (-ika, -ya, -in, -tā, -tta: pārivāsika of "
+        "parivāsa, aniccatā of anicca), each with its forms, counts and the evidence that it is the lemma's "
+        "(derivatives=false: none); the compounds holding the lemma apart, with their members "
         "(compounds=false: none); the forms the tables propose that never occur only with "
         "unattested=true. Use before an exact search.",
         FormsParams,
         FormsResult,
-        lambda r, p: r.forms(p.word, compounds=p.compounds, unattested=p.unattested),
+        lambda r, p: r.forms(p.word, compounds=p.compounds, unattested=p.unattested, derivatives=p.derivatives),
         ("word",),
     ),
     Verb(
@@ -200,6 +231,21 @@ VERBS = (
         ("coordinate",),
     ),
     Verb(
+        "links",
+        "From a paragraph to its root text, commentary, subcommentary, citations, parallels and variants.\n\n"
+        "Each kind is a paged list (its total, then limit items from offset) of coordinates with a short text "
+        "and the reason: root (what a commentary paragraph explains), commentary (aṭṭhakathā paragraphs on it, "
+        "each with the paragraphs continuing it), subcommentary (ṭīkā), cites (paragraphs its citations name), "
+        "cited_by (paragraphs citing it), parallels (paragraphs repeating a stretch of it, with the stretch; "
+        "SuttaCentral's curated parallels marked curated), variants (other editions' readings with the "
+        "editions named). A range or a named text (MN 10) gives the links of all its paragraphs. Use it to "
+        "read what the commentaries say on a rule without reading whole chapters.",
+        LinksParams,
+        LinksResult,
+        lambda r, p: r.links(p.coordinate, p.kind or None, p.limit, p.offset),
+        ("coordinate",),
+    ),
+    Verb(
         "versions",
         "Channels present and missing at a coordinate.\n\n"
         "Which channels (original, translations) have text there, with language, translator and provenance.",
@@ -222,10 +268,12 @@ VERBS = (
     Verb(
         "similar",
         "Sentences whose lemmas match this one, whatever the inflection and sandhi.\n\n"
-        "Each with a 0–1 similarity (1.0: the same lemmas in the same order). For finding parallels.",
+        "Each with a 0–1 similarity (1.0: the same lemmas in the same order). For finding parallels. "
+        "Most of a long answer is often far from the sentence: ask min_similarity=0.5 and "
+        'fields=["coordinate","snippet","similarity"] for an agent-sized one.',
         SimilarParams,
-        SearchResponse,
-        lambda r, p: r.similar(p.sentence, p.limit, p.offset, books=p.book, categories=p.category),
+        SearchResponse | CompactSearchResponse,
+        _similar,
         ("sentence",),
         tool="similar_sentences",
     ),

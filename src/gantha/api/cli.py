@@ -31,7 +31,7 @@ from gantha.api.progress import tracker
 from gantha.api.render import SHOW, err, out, show_search
 from gantha.config import settings
 from gantha.corpus.cst import BookError
-from gantha.corpus.download import DownloadError, download_cst
+from gantha.corpus.download import DownloadError, download_cst, fetch
 from gantha.embed import EmbedderError, make_embedder
 from gantha.ingest import IngestSummary, embed_corpora, ingest_lexicon, write_report
 from gantha.model import MAX_LIMIT, CoordinateError, SearchMode, SearchRequest, comma_list
@@ -143,6 +143,9 @@ def _report(summaries: list[IngestSummary], as_json: bool, index: str, verbose: 
         if s.source in LEXICON_SOURCES:
             done = "unchanged" if s.unchanged else f"{s.passages:,} rows in {s.seconds:.1f} s"
             line = f"[green]loaded[/green] {s.source}: {done}"
+        elif s.source == "parallels":
+            done = "unchanged" if s.unchanged else f"{s.passages:,} relations of {s.books:,} texts of the index"
+            line = f"[green]loaded[/green] curated parallels: {done}"
         else:
             line = (
                 f"[green]ingested[/green] {s.source}: {s.books} books ({s.unchanged} unchanged), "
@@ -153,6 +156,15 @@ def _report(summaries: list[IngestSummary], as_json: bool, index: str, verbose: 
         if e := s.embedded:
             rate = e["passages"] / max(e["seconds"], 1e-9)
             line = f"  embedded {e['passages']:,} passages of {e['path']} in {e['seconds']:.1f} s ({rate:,.0f}/s)"
+            out.print(line, highlight=False, soft_wrap=True)
+        if links := s.links:
+            layers = ", ".join(f"{name} {c['share']:.1%} of {c['numbered']:,}" for name, c in links["layers"].items())
+            cited = links["citations"]
+            line = (
+                f"  links in {links['seconds']:.1f} s: numbered paragraphs linked to their root: {layers}; citations "
+                f"resolved {cited['share']:.1%} of {cited['found']:,}; {links['parallels']:,} parallels; "
+                f"see {escape(links['report'] or '')}"
+            )
             out.print(line, highlight=False, soft_wrap=True)
         if s.coverage:
             shares = ", ".join(f"{name} {c['share']:.1%}" for name, c in s.coverage.items())
@@ -194,7 +206,7 @@ def _ingest_all(
 @cli_errors
 def ingest(
     source: Annotated[str, typer.Argument(help=f"one of: {', '.join(CHOICES)}")],
-    path: Annotated[Path, typer.Argument(help="file or folder (plain or .gz)")],
+    path: Annotated[str, typer.Argument(help="file or folder (plain or .gz); parallels: also the file's URL")],
     index: IndexOpt = None,
     force: Annotated[bool, typer.Option(help="re-ingest books whose files are unchanged")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="list every item skipped or left out")] = False,
@@ -204,6 +216,10 @@ def ingest(
     """Index a source (resumable: unchanged books are skipped); `all` reads a folder laid out like shared/data."""
     if source not in CHOICES:
         _fail(f"unknown source {source!r}; this version reads: {', '.join(CHOICES)}", 2)
+    if source == "parallels" and path.startswith(("https://", "http://")):
+        folder = settings().downloads
+        path = str(fetch(path, folder / "parallels.json"))
+    path = Path(path)
     if not path.exists():
         _fail(f"no such file or folder: {path}", 2)
 
@@ -231,7 +247,9 @@ def ingest(
 @app.command()
 @cli_errors
 def search(
-    query: Annotated[str, typer.Argument(help='words, "a phrase", -excluded, prefix*')] = "",
+    query: Annotated[
+        str, typer.Argument(help='words, "a phrase", -excluded, prefix*, word NEAR/3 word (NEAR: 5)')
+    ] = "",
     mode: Annotated[SearchMode, typer.Option(help="fuzzy: diacritic-free; exact: as typed")] = SearchMode.FUZZY,
     page_ref: Annotated[str | None, typer.Option("--page-ref", help="P2.0031, P2.31, PTS Vin II 31, M0.82")] = None,
     book: Annotated[list[str] | None, typer.Option(help="book id(s), comma-separated or repeated")] = None,
@@ -253,9 +271,22 @@ def search(
         bool, typer.Option(help="fuzzy mode: each Pali word matches every attested form of its lemma")
     ] = True,
     compounds: Annotated[bool, typer.Option(help="with --lemma: the compounds holding it match too")] = True,
+    derivatives: Annotated[
+        bool, typer.Option(help="with --lemma: its derivatives match too (pārivāsika of parivāsa)")
+    ] = True,
     order: Annotated[str, typer.Option(help="score (relevance, bold first) or reading")] = "score",
+    variants: Annotated[
+        bool, typer.Option("--variants", help="look in the variant readings of other editions too")
+    ] = False,
+    comments_on: Annotated[
+        str | None,
+        typer.Option("--comments-on", help="only the commentaries on these root paragraphs: vin02m3.mul/75-110, MN 10"),
+    ] = None,
     fields: Annotated[str | None, typer.Option(help="with --json: hit fields to keep, e.g. coordinate,snippet")] = None,
     similar: Annotated[str | None, typer.Option(help="sentences like this one, whatever the inflection")] = None,
+    min_similarity: Annotated[
+        float, typer.Option(min=0, max=1, help="with --similar: leave out sentences less similar than this, 0–1")
+    ] = 0.0,
     granularity: Annotated[
         str | None, typer.Option(help="paragraph (default), sentence; book, chapter, sutta, section; auto")
     ] = None,
@@ -282,7 +313,10 @@ def search(
         bold_only=bold,
         inflections=inflections,
         compounds=compounds,
+        derivatives=derivatives,
         order=order,
+        variants=variants,
+        comments_on=comma_list(comments_on),
         granularity=granularity,
         related_id=ref,
         languages=comma_list(lang),
@@ -290,7 +324,13 @@ def search(
     )
     if similar:
         res = _research(index).similar(
-            similar, limit=limit, offset=offset, books=req.books, categories=req.categories, tags=req.tags
+            similar,
+            limit=limit,
+            offset=offset,
+            min_similarity=min_similarity,
+            books=req.books,
+            categories=req.categories,
+            tags=req.tags,
         )
     else:
         res = _research(index).search(req, lemma=lemma)

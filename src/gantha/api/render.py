@@ -17,6 +17,7 @@ from gantha.research import (
     DistResult,
     FormsResult,
     GetResult,
+    LinksResult,
     OutlineResult,
     SuggestResult,
     VersionsResult,
@@ -24,6 +25,7 @@ from gantha.research import (
 )
 
 COMPOUNDS_SHOWN = 30  # compounds listed by `gantha forms` (all of them with --json)
+FORMS_SHOWN = 8  # forms of each derivative listed by `gantha forms`
 _MARK = re.compile(r"<mark>(.*?)</mark>")
 
 out = Console()
@@ -41,12 +43,13 @@ def rich_snippet(snippet: str) -> str:
 def show_search(res: SearchResponse) -> None:
     info = res.query_info
     parts = info.terms + ['"' + " ".join(p) + '"' for p in info.phrases] + [p + "*" for p in info.prefixes]
+    parts += [f"{n['words'][0]} NEAR/{n['distance']} {n['words'][1]}" for n in info.near]
     if info.forms:
         parts.append("forms " + ",".join(info.forms))
     if info.lemma:
         parts.append(
             f"lemma {info.lemma['lemma']} ({len(info.lemma['forms'])} forms, "
-            f"{len(info.lemma.get('compounds', []))} compounds)"
+            f"{len(info.lemma.get('derivatives', []))} derivatives, {info.lemma.get('compound_count', 0)} compounds)"
         )
     if info.page_ref:
         parts.append(f"page {info.page_ref['key']}")
@@ -58,6 +61,13 @@ def show_search(res: SearchResponse) -> None:
     for inf in info.inflections:
         also = f"; also {', '.join(inf['others'])}" if inf["others"] else ""
         out.print(f"{inf['word']} → every form of {inf['lemma']} ({len(inf['forms'])} forms{also})", highlight=False)
+    for spelled in info.iti:
+        out.print(
+            f"{spelled['typed']} → also {', '.join(spelled['spellings'][1:])} (quoted before iti)", highlight=False
+        )
+    for near in info.near:
+        sizes = " and ".join(f"{w} ({len(f)} forms)" for w, f in zip(near["words"], near["forms"], strict=True))
+        out.print(f"NEAR/{near['distance']}: {sizes}, at most {near['distance']} words apart", highlight=False)
     if res.query_info.bridges:
         out.print(
             "bridges: "
@@ -83,6 +93,8 @@ def show_search(res: SearchResponse) -> None:
         out.print(f"auto: {escape(steps)}; answered {escape(str(info.hierarchy['answered']))}", highlight=False)
     if not res.hits:
         return
+    if isinstance(res.hits[0], dict):  # compact hits (fields): the fields asked for
+        return show_fields(res.hits)
     table = Table(show_lines=True)
     table.add_column("#", justify="right")
     table.add_column("coordinate", no_wrap=True)
@@ -115,6 +127,14 @@ def show_nodes(res: SearchResponse) -> None:
     out.print(table)
 
 
+def show_fields(hits: list[dict]) -> None:
+    """Hits cut to some fields, one column each."""
+    table = Table(*hits[0], show_lines=True)
+    for h in hits:
+        table.add_row(*(rich_snippet(v) if k == "snippet" else escape(str(v)) for k, v in h.items()))
+    out.print(table)
+
+
 def show_forms(res: FormsResult) -> None:
     lemmas = ", ".join(f"{c.lemma} ({c.score:.2f}; {'+'.join(c.sources)})" for c in res.lemmas[:5])
     out.print(f"lemma [bold]{res.lemma}[/bold]; candidates: {escape(lemmas) or '-'}", highlight=False)
@@ -125,6 +145,12 @@ def show_forms(res: FormsResult) -> None:
         table.add_row(f.form, str(f.paragraphs), str(f.bold_paragraphs), "; ".join(f.grammar[:3]), ", ".join(f.sources))
     out.print(table)
     out.print(f"{len(res.forms)} attested forms in {res.total_paragraphs:,} paragraphs", highlight=False)
+    if res.derivatives:
+        table = Table("derivative", "suffix", "paragraphs", "bold", "forms", "why")
+        for d in res.derivatives:
+            forms = ", ".join(f.form for f in d.forms[:FORMS_SHOWN]) + (" …" if len(d.forms) > FORMS_SHOWN else "")
+            table.add_row(d.lemma, f"-{d.suffix}", str(d.paragraphs), str(d.bold_paragraphs), forms, escape(d.evidence))
+        out.print(table)
     if res.compounds:
         table = Table("compound", "paragraphs", "bold", "members")
         for f in res.compounds[:COMPOUNDS_SHOWN]:
@@ -133,6 +159,11 @@ def show_forms(res: FormsResult) -> None:
         out.print(
             f"{len(res.compounds)} compounds (the first {min(COMPOUNDS_SHOWN, len(res.compounds))} shown; all with "
             f"--json); forms and compounds in {res.compound_paragraphs:,} paragraphs",
+            highlight=False,
+        )
+    if res.derivatives:
+        out.print(
+            f"the whole family (forms, derivatives, compounds) in {res.family_paragraphs:,} paragraphs",
             highlight=False,
         )
     if res.unattested:
@@ -225,6 +256,29 @@ def show_suggest(res: SuggestResult) -> None:
         out.print(f"{s.text}\t{s.count or ''}\t{s.note or ''}".rstrip(), highlight=False)
 
 
+def show_links(res: LinksResult) -> None:
+    ref = f" ({res.reference}, {res.paragraphs} paragraphs)" if res.reference or res.paragraphs > 1 else ""
+    out.print(f"[bold]{res.coordinate}[/bold]{escape(ref)}", highlight=False)
+    for kind in ("root", "commentary", "subcommentary", "cites", "cited_by", "parallels", "variants"):
+        found = getattr(res, kind)
+        if found is None:
+            continue
+        shown = f"{found.offset + 1}–{found.offset + len(found.items)} of " if found.items else ""
+        out.print(f"[cyan]{kind.replace('_', ' ')}[/cyan]: {shown}{found.total:,}", highlight=False)
+        for item in found.items:
+            where = item.coordinate or item.url or item.reference or ""
+            label = f" [{item.reference}]" if item.reference and item.coordinate else ""
+            out.print(
+                f"  [bold]{escape(where)}[/bold]{escape(label)} [dim]{escape(item.reason)}[/dim]", highlight=False
+            )
+            if item.shared:
+                out.print(f"    shared: {escape(item.shared[:200])}", highlight=False, soft_wrap=True)
+            elif item.text:
+                out.print(f"    {escape(item.text)}", highlight=False, soft_wrap=True)
+    for note in res.notes:
+        err.print(escape(note), highlight=False)
+
+
 # each verb of :mod:`gantha.verbs` by name
 SHOW: dict[str, Callable[[Any], None]] = {
     "forms": show_forms,
@@ -234,6 +288,7 @@ SHOW: dict[str, Callable[[Any], None]] = {
     "chapter": show_chapter,
     "outline": show_outline,
     "versions": show_versions,
+    "links": show_links,
     "suggest": show_suggest,
     "similar": show_search,
 }

@@ -1,4 +1,4 @@
-"""The research verbs: forms, word, search by forms, dist, get, chapter, outline, versions, suggest, similar.
+"""The research verbs: forms, word, search by forms, dist, get, chapter, outline, versions, suggest, similar, links.
 
 Each returns a pydantic model (beside its verb) that the CLI prints, the HTTP API returns and the MCP
 tools hand to a model. Every text returned carries a coordinate that ``get`` resolves to the same text.
@@ -15,6 +15,7 @@ from gantha.config import settings
 from gantha.model import SearchRequest, SearchResponse
 from gantha.research.chapters import ChannelStatus, ChapterPassage, ChapterResult, ChapterVerbs, VersionsResult
 from gantha.research.distribution import BookCount, DistResult, DistributionVerbs
+from gantha.research.links import LinksResult, LinkVerbs
 from gantha.research.nodes import LEVELS, NodeVerbs
 from gantha.research.outline import OutlineNode, OutlineResult, OutlineVerbs
 from gantha.research.reading import Citations, GetItem, GetResult, ReadingVerbs, Token
@@ -43,6 +44,7 @@ __all__ = [
     "FormsResult",
     "GetItem",
     "GetResult",
+    "LinksResult",
     "Morphology",
     "OutlineNode",
     "OutlineResult",
@@ -56,7 +58,15 @@ __all__ = [
 
 
 class Research(
-    WordVerbs, ReadingVerbs, ChapterVerbs, OutlineVerbs, NodeVerbs, DistributionVerbs, SimilarVerbs, SuggestVerbs
+    WordVerbs,
+    ReadingVerbs,
+    ChapterVerbs,
+    OutlineVerbs,
+    NodeVerbs,
+    DistributionVerbs,
+    SimilarVerbs,
+    SuggestVerbs,
+    LinkVerbs,
 ):
     """The research verbs over one index and its lexicon."""
 
@@ -103,7 +113,8 @@ class Research(
         )
         self.words = words or Words(lexicon, store)
         inflect = self.words.inflection if lexicon is not None else None
-        self.searcher = Searcher(store, semantic, fusion, judge, inflect=inflect)
+        headword = self.words.is_headword if lexicon is not None else None
+        self.searcher = Searcher(store, semantic, fusion, judge, inflect=inflect, headword=headword)
         self.pipeline = Pipeline(store, lexicon, self.searcher, self)
         self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
         self._outlines, self._summaries, self._named_texts, self._titles = {}, {}, None, None
@@ -118,6 +129,8 @@ class Research(
         """Search, expanding ``lemma`` to its attested forms and compounds first; explain an empty answer.
         Above paragraphs (granularity book, chapter, sutta, section, auto): whole texts by their evidence."""
         check_query(req.q)
+        if req.comments_on and not req.within:  # the commentary paragraphs on those root paragraphs
+            req = req.model_copy(update={"within": self.commentaries_on(req.comments_on)})
         if req.granularity in (*LEVELS, "auto"):
             return self.search_nodes(req, lemma)
         return self.pipeline.search(req, lemma)

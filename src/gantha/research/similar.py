@@ -41,13 +41,15 @@ class SimilarVerbs:
     def _lemma_of(self, surface: str) -> str:
         return self._analyse(surface).lemma or canon(surface)
 
-    def similar(self, text: str, limit: int = 10, offset: int = 0, **filters: Any) -> SearchResponse:
+    def similar(
+        self, text: str, limit: int = 10, offset: int = 0, min_similarity: float = 0.0, **filters: Any
+    ) -> SearchResponse:
         """Sentences whose lemma sequence matches the query's, whatever the inflection or sandhi.
 
         Candidate paragraphs hold a form of every query lemma (of a longer sentence, of its
         :data:`MAX_SIMILAR_LEMMAS` lemmas whose words are in the fewest paragraphs: ``query_info.similar.forms``
         lists them); their sentences are scored by ``gantha.text.sentences.similarity`` (1.0: the lemmas in the
-        same order, side by side).
+        same order, side by side); those below ``min_similarity`` are left out (of the total too).
         """
         started = time.perf_counter()
         if len(text) > MAX_SIMILAR_CHARS:
@@ -85,7 +87,7 @@ class SimilarVerbs:
                 tokens = WORD_RE.findall(sentence)
                 s_lemmas = [self._lemma_of(t) for t in tokens]
                 score = similarity(lemmas, s_lemmas)
-                if score > 0:
+                if score > 0 and score >= min_similarity:
                     marked = [i for i, lem in enumerate(s_lemmas) if lem in asked]
                     scored.append((score, h.passage, k, sentence, marked))
         scored.sort(key=lambda t: (-t[0], t[1].book, t[1].seq, t[2]))
@@ -100,5 +102,6 @@ class SimilarVerbs:
             "forms": forms,
             "paragraphs_examined": len(result.hits),
             "paragraphs_matching": result.total,
+            "min_similarity": min_similarity,
         }
         return SearchResponse.timed(started, len(scored), hits, info)

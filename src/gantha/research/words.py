@@ -13,14 +13,28 @@ from gantha.text.pali import fold, normalize_query_text
 LISTED_COMPOUNDS = 50  # compounds named in a lemma search's query_info (the most frequent; all in `forms`)
 
 
+class DerivativeInfo(BaseModel):
+    """A derivative of the lemma (pārivāsika of parivāsa): its stem, suffix, attested forms and counts."""
+
+    lemma: str
+    suffix: str  # ika, ya, in, tā, tta
+    forms: list[FormInfo]
+    paragraphs: int  # paragraphs holding any of its forms
+    bold_paragraphs: int  # paragraphs where one stands in bold
+    evidence: str  # why it is the lemma's: the dictionary that says so, a shared meaning, a regular suffix
+    left_out: list[str] = Field(default_factory=list)  # attested forms WikiPali reads as another word's
+
+
 class FormsResult(BaseModel):
     query: str
     lemma: str | None
     lemmas: list[LemmaCandidate]
     forms: list[FormInfo]  # inflected forms (a verb's participles, gerundives … among them), attested
+    derivatives: list[DerivativeInfo] = Field(default_factory=list)  # attested derivatives, apart from the forms
     compounds: list[FormInfo] = Field(default_factory=list)  # attested compounds holding the lemma, with members
     total_paragraphs: int = 0  # paragraphs holding any inflected form
     compound_paragraphs: int = 0  # paragraphs holding a form or a compound
+    family_paragraphs: int = 0  # paragraphs holding a form, a derivative or a compound: what a lemma search finds
     unattested_count: int = 0  # forms the tables propose that the texts never write
     unattested: list[str] | None = None  # those forms, on request
     message: str | None = None
@@ -82,18 +96,23 @@ class WordVerbs:
         candidates = self.lemmas(word)
         return word, candidates, candidates[0].lemma if candidates else word
 
-    def family(self, word: str, compounds: bool = True) -> Family:
-        """The attested forms (and compounds) of the most likely lemma of ``word``."""
-        return self.words.family(self._likely_lemma(word)[2], compounds)
+    def family(self, word: str, compounds: bool = True, derivatives: bool = False) -> Family:
+        """The attested forms (derivatives, compounds) of the most likely lemma of ``word``."""
+        return self.words.family(self._likely_lemma(word)[2], compounds, derivatives)
 
-    def forms(self, word: str, compounds: bool = True, unattested: bool = False) -> FormsResult:
-        """The candidate lemmas of ``word`` and every attested form of the best one, the compounds it
-        stands in apart (``compounds``), the forms the tables propose in vain on request (``unattested``)."""
+    def forms(
+        self, word: str, compounds: bool = True, unattested: bool = False, derivatives: bool = True
+    ) -> FormsResult:
+        """The candidate lemmas of ``word`` and every attested form of the best one, its derivatives
+        (``derivatives``) and the compounds it stands in (``compounds``) apart, the forms the tables propose
+        in vain on request (``unattested``)."""
         query = word
         word, candidates, lemma = self._likely_lemma(word)
-        family = self.words.family(lemma, compounds)
+        family = self.words.family(lemma, compounds, derivatives)
         total = self._count("exact", family.words(False)) if family.forms else 0
-        with_compounds = self._count("exact", family.words()) if family.compounds else total
+        own_and_compounds = [*family.words(False), *(c.form for c in family.compounds)]
+        with_compounds = self._count("exact", own_and_compounds) if family.compounds else total
+        whole = self._count("exact", family.words()) if family.derivatives else with_compounds
         message = None
         if not family.forms:
             message = (
@@ -106,9 +125,22 @@ class WordVerbs:
             lemma=lemma if (candidates or family.forms) else None,
             lemmas=candidates,
             forms=[f.model_copy() for f in family.forms],
+            derivatives=[
+                DerivativeInfo(
+                    lemma=d.lemma,
+                    suffix=d.suffix,
+                    forms=[f.model_copy() for f in d.forms],
+                    paragraphs=self._count("exact", forms := [f.form for f in d.forms]),
+                    bold_paragraphs=self._count("bold_exact", forms),
+                    evidence=d.evidence,
+                    left_out=d.left_out,
+                )
+                for d in family.derivatives
+            ],
             compounds=[f.model_copy() for f in family.compounds],
             total_paragraphs=total,
             compound_paragraphs=with_compounds,
+            family_paragraphs=whole,
             unattested_count=len(family.unattested),
             unattested=family.unattested if unattested else None,
             message=message,

@@ -64,7 +64,9 @@ class Bridges:
         out: list[dict[str, Any]] = []
         for term, lemma, source in found:
             spellings = dict.fromkeys([lemma, lemma.replace("ṇ", "n")])
-            expansion = max((self.forms(s, compounds=False) for s in spellings), key=lambda f: f.total_paragraphs)
+            expansion = max(
+                (self.forms(s, compounds=False, derivatives=False) for s in spellings), key=lambda f: f.total_paragraphs
+            )
             lemma = expansion.lemma or lemma
             if inside and expansion.total_paragraphs > COMMON_BRIDGE * self._pali_paragraphs:
                 continue  # a word of every other paragraph (佛陀, 比丘) says nothing about the question

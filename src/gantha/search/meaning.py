@@ -67,7 +67,8 @@ class MeaningSearch:
         sq, info, _ = self.planner.plan(req.model_copy(update=update))
         words = [c for c in sq.must if c.kind == "term" and c.field in ("fold", "exact")]
         sq.must = [c for c in sq.must if c not in words]
-        sq.should, sq.aggregate = words, ()
+        spellings = [c for group in sq.alternatives for c in group]  # a word quoted before iti: any spelling
+        sq.should, sq.alternatives, sq.aggregate = words + spellings, [], ()
         if not pali:  # a question in English: its function words match every paragraph
             kept = set(content_words([c.tokens[0] for c in sq.should]))
             sq.should = [c for c in sq.should if c.tokens[0] in kept]

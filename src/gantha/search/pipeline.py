@@ -29,9 +29,9 @@ SENTENCE_PARAGRAPHS = 1000  # paragraphs split for a sentence-granularity search
 
 
 class Verbs(Protocol):
-    def family(self, word: str, compounds: bool = True) -> Family: ...
+    def family(self, word: str, compounds: bool = True, derivatives: bool = False) -> Family: ...
 
-    def forms(self, word: str, compounds: bool = True, unattested: bool = False) -> Any: ...
+    def forms(self, word: str, compounds: bool = True, unattested: bool = False, derivatives: bool = True) -> Any: ...
 
     def named(self, reference: str) -> TextRecord | None: ...
 
@@ -100,7 +100,7 @@ class Pipeline:
             return self._bridged(req, bridges, refuse)
         family = None
         if lemma:
-            family = self.verbs.family(lemma, req.compounds)
+            family = self.verbs.family(lemma, req.compounds, req.derivatives)
             if not family.forms:
                 raise SearchError("unattested_lemma", f"no attested forms of {lemma!r} (see `gantha forms {lemma}`)")
             req = req.model_copy(update={"forms": [*req.forms, *family.words()]})
@@ -109,6 +109,10 @@ class Pipeline:
             res.query_info.lemma = {
                 "lemma": family.lemma,
                 "forms": family.words(False),
+                "derivatives": [
+                    {"lemma": d.lemma, "suffix": d.suffix, "forms": [f.form for f in d.forms]}
+                    for d in family.derivatives
+                ],
                 "compounds": [f.form for f in family.compounds[:LISTED_COMPOUNDS]],
                 "compound_count": len(family.compounds),
                 "sources": sorted({s for f in family.forms for s in f.sources}),
@@ -133,7 +137,7 @@ class Pipeline:
             for w in words:
                 headword = canon(w) if res.query_info.field == "exact" else w
                 if self.lexicon.is_lemma(headword) or self.lexicon.entries(headword, folded=True):
-                    attested = self.verbs.forms(headword)
+                    attested = self.verbs.forms(headword, derivatives=False)
                     res.outcome = "unattested_form"
                     res.message = (
                         f"{headword!r} is a dictionary headword, but this form does not occur in the "
@@ -169,12 +173,13 @@ class Pipeline:
             forms = sorted({f for b in bridges for f in b["forms"]})
             sq, info, analysed = self.searcher.planner.plan(req)
             own = list(sq.must)
-            count = replace(sq, must=[], alternatives=[g for g in (own, [Clause("exact", forms)]) if g], limit=1)
+            groups = [own + group for group in sq.alternatives] or [own]  # a word quoted before iti: its spellings
+            count = replace(sq, must=[], alternatives=[g for g in (*groups, [Clause("exact", forms)]) if g], limit=1)
             result = self.store.search(count)
             depth = max(50, req.offset + req.limit)
             rankings = [
                 [h.passage.doc_id for h in self.store.search(replace(sq, limit=depth, offset=0, aggregate=())).hits]
-                if own
+                if own or sq.alternatives
                 else [],
                 [d for d, _ in self.bridges.ranking(bridges, req, depth)],
             ]

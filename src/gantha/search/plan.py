@@ -8,16 +8,18 @@ a book or a resource type is named."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import lru_cache
+from itertools import product
 
 from gantha.model import Category, QueryInfo, SearchMode, SearchRequest, comma_list
-from gantha.search import resources
+from gantha.search import iti, resources
 from gantha.search.errors import SearchError
-from gantha.search.query import ParsedQuery, parse_query
+from gantha.search.query import ParsedQuery, QuerySyntaxError, normalize, parse_query
 from gantha.search.words import Inflection
 from gantha.store.base import Clause, Store, StoreQuery
 from gantha.text.analysis import words
-from gantha.text.pali import canon_word, fold, normalize_query_text
+from gantha.text.pali import canon_word, fold
 from gantha.text.refs import EDITIONS, parse_page_ref
 from gantha.topics import scope
 
@@ -28,6 +30,24 @@ MAX_PREFIXES, MIN_PREFIX = 4, 2  # prefix* terms of one query (a one-letter pref
 MAX_QUERY_CHARS, MAX_QUERY_WORDS = 1_000, 100
 MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
 DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
+MAX_ITI_GROUPS = 64  # combinations of the spellings of a query's words quoted before iti
+
+
+def _clause(field: str, tokens: list[str]) -> Clause:
+    """A word, or a phrase of several."""
+    return Clause(field, tokens, "phrase" if len(tokens) > 1 else "term")
+
+
+def _highlighted(
+    analysed: ParsedQuery, spelled: dict[str | tuple[str, ...], list[list[str]]], near: list[list[str]]
+) -> ParsedQuery:
+    """The query as snippets mark it: with every spelling of its iti words and both sides of each NEAR."""
+    extra = [s for spellings in spelled.values() for s in spellings[1:]]
+    return replace(
+        analysed,
+        terms=[*analysed.terms, *(s[0] for s in extra if len(s) == 1), *(f for forms in near for f in forms)],
+        phrases=[*analysed.phrases, *(s for s in extra if len(s) > 1)],
+    )
 
 
 @lru_cache(maxsize=256)
@@ -69,9 +89,15 @@ def tag_groups(values: list[str]) -> list[list[str]]:
 class Planner:
     """Turns requests into store queries against one store."""
 
-    def __init__(self, store: Store, inflect: Callable[[str], Inflection | None] | None = None):
+    def __init__(
+        self,
+        store: Store,
+        inflect: Callable[[str], Inflection | None] | None = None,
+        headword: Callable[[str, bool], bool] | None = None,
+    ):
         self.store = store
         self.inflect = inflect  # a word → every attested form of its lemma (the ordinary search's expansion)
+        self.headword = headword  # (word, folded) → a dictionary headword: itself, not a word joined with iti
 
     def filters(self, req: SearchRequest) -> dict[str, list[str]]:
         books_known = self.store.books(channel=None)
@@ -132,11 +158,14 @@ class Planner:
     def plan(self, req: SearchRequest, own_forms: list[str] | None = None) -> tuple[StoreQuery, QueryInfo, ParsedQuery]:
         """The store query for a request, with the explanation shown to the caller. ``bold_forms``: the
         forms whose bold occurrences rank first (default: all of ``req.forms``)."""
-        normalized, steps = normalize_query_text(req.q, req.scheme)
-        parsed = parse_query(normalized)
+        normalized, steps = normalize(req.q, req.scheme)
+        try:
+            parsed = parse_query(normalized)
+        except QuerySyntaxError as exc:
+            raise SearchError("invalid_query", str(exc)) from exc
         info = QueryInfo(original=req.q, mode=req.mode, normalized=normalized, steps=steps, bold_only=req.bold_only)
         forms = list(canonical_forms(tuple(req.forms)))
-        if parsed.empty and not req.page_ref and not forms:
+        if parsed.empty and not req.page_ref and not forms and not req.comments_on:
             raise SearchError("empty_query", "empty query: give words to search for, forms, or a page reference")
         folded = req.mode != SearchMode.EXACT and not forms
         analysed = parsed.analysed(folded)
@@ -152,16 +181,12 @@ class Planner:
         sq.scopes = self.scopes(req)
         if "language" not in sq.filters and "channel" not in sq.filters:
             sq.filters["primary"] = ["yes"]  # originals, not aligned translations, unless a language is asked
-        words = {t: [t] for t in analysed.terms}
-        if folded and req.inflections and self.inflect:  # inflection-blind: every attested form of the lemma
-            for t in analysed.terms:
-                if (inf := self.inflect(t)) and len(inf.forms) > 1:
-                    words[t] = list(dict.fromkeys([t, *inf.forms]))
-                    info.inflections.append(
-                        {"word": t, "lemma": inf.lemma, "forms": list(inf.forms), "others": list(inf.others)}
-                    )
-        sq.must += [Clause(field, words[t]) for t in analysed.terms]
-        sq.must += [Clause(field, p, "phrase") for p in analysed.phrases]
+        inflected = folded and req.inflections  # inflection-blind: every attested form of the lemma
+        words = {t: self._inflected(t, info) if inflected else [t] for t in analysed.terms}
+        spelled = self._iti(sq, info, analysed, words, folded)
+        sq.must += [Clause(field, words[t]) for t in analysed.terms if t not in spelled]
+        sq.must += [Clause(field, p, "phrase") for p in analysed.phrases if tuple(p) not in spelled]
+        near = self._near(sq, info, analysed, inflected)
         sq.must += [Clause(field, [p], "prefix") for p in analysed.prefixes]
         prefixes = analysed.prefixes + analysed.excluded_prefixes
         if len(prefixes) > MAX_PREFIXES or any(len(p) < MIN_PREFIX for p in prefixes):
@@ -180,11 +205,13 @@ class Planner:
         sq.must += [Clause(field, [s], kind) for s, kind in wildcards]
         sq.rank_first += [Clause(f"bold_{field}", [s], kind) for s, kind in wildcards]
         info.prefixes += ["*" + s for s in analysed.suffixes] + ["*" + s + "*" for s in analysed.infixes]
-        sq.must_not += [Clause(field, [t]) for t in analysed.excluded]
+        sq.must_not += [_clause(field, s) for t in analysed.excluded for s in self._spellings(t, folded)]
         sq.must_not += [Clause(field, [p], "prefix") for p in analysed.excluded_prefixes]
         bold_field = f"bold_{field}"
         sq.rank_first += [Clause(bold_field, words[t]) for t in analysed.terms]
         sq.rank_first += [Clause(bold_field, p, "phrase") for p in analysed.phrases]
+        sq.rank_first += [_clause(bold_field, s) for spellings in spelled.values() for s in spellings[1:]]
+        sq.rank_first += [Clause(bold_field, forms) for forms in near]
         sq.rank_first += [Clause(bold_field, [p], "prefix") for p in analysed.prefixes]
         if forms and own_forms and len(forms) > len(own_forms):  # a lemma with its compounds: match any
             sq.must.append(Clause("exact", forms, "set"))  # (thousands for dhamma), rank by its own forms
@@ -195,6 +222,11 @@ class Planner:
             sq.rank_first.append(Clause("bold_exact", own_forms or forms))
         if req.bold_only:  # at least one searched word must stand in bold
             sq.should = list(sq.rank_first)
+        if req.variants:
+            self._variants(sq, info)
+        if req.comments_on:  # the commentary paragraphs on those root paragraphs, in reading order when no words
+            sq.ids = [f"{c}@pali" for c in req.within] or ["none"]
+            sq.order = "reading" if parsed.empty and not forms else sq.order
 
         if req.page_ref:
             ref = parse_page_ref(req.page_ref)
@@ -216,4 +248,83 @@ class Planner:
         for name, values in (("topic", req.topics), ("topic_tags", req.topic_tags)):
             if values := comma_list(values):
                 info.filters[name] = values
-        return sq, info, analysed
+        return sq, info, _highlighted(analysed, spelled, near)
+
+    def _iti(
+        self,
+        sq: StoreQuery,
+        info: QueryInfo,
+        analysed: ParsedQuery,
+        words: dict[str, list[str]],
+        folded: bool,
+    ) -> dict[str | tuple[str, ...], list[list[str]]]:
+        """A word quoted before iti matches each of its spellings (``gantha.search.iti``): every term or
+        phrase that has several becomes a choice among them, the choices combined as ``alternatives`` (at
+        most :data:`MAX_ITI_GROUPS` combinations; a word past them matches as typed). Returns the rewritten
+        terms and phrases (a phrase as a tuple) with their spellings, as typed first."""
+        field = info.field
+        spelled: dict[str | tuple[str, ...], list[list[str]]] = {}
+        choices: list[list[Clause]] = []
+        typed = [(t, self._spellings(t, folded)) for t in analysed.terms]
+        typed += [(tuple(p), iti.variants(p, lambda w: self._spellings(w, folded))) for p in analysed.phrases]
+        combinations = 1
+        for key, spelt in typed:
+            if len(spelt) < 2 or combinations * len(spelt) > MAX_ITI_GROUPS:
+                continue
+            combinations *= len(spelt)
+            spelled[key] = spelt
+            own = Clause(field, words[key]) if isinstance(key, str) else Clause(field, list(key), "phrase")
+            choices.append([own] + [_clause(field, s) for s in spelt[1:]])
+            info.iti.append(
+                {"typed": key if isinstance(key, str) else " ".join(key), "spellings": [" ".join(s) for s in spelt]}
+            )
+        if choices:
+            sq.alternatives = [list(group) for group in product(*choices)]
+        return spelled
+
+    @staticmethod
+    def _variants(sq: StoreQuery, info: QueryInfo) -> None:
+        """Each condition on the text may be met in a variant reading instead (``variants_<field>``): every
+        combination of text and variant per condition becomes a group of ``alternatives`` (at most
+        :data:`MAX_ITI_GROUPS`; past them a condition holds on the text alone)."""
+        info.variants = True
+        own = [c for c in sq.must if c.field == info.field]
+        groups: list[list[Clause]] = [list(g) for g in sq.alternatives] or [[]]
+        kept = [c for c in sq.must if c.field != info.field]
+        for c in own:
+            if len(groups) * 2 > MAX_ITI_GROUPS:
+                kept.append(c)
+                continue
+            groups = [[*g, x] for g in groups for x in (c, replace(c, field=f"variants_{c.field}"))]
+        if len(kept) > len(sq.must) - len(own):
+            info.notes.append("too many words to look for each in the variant readings: the last ones in the text only")
+        sq.must, sq.alternatives = kept, groups
+
+    def _spellings(self, word: str, folded: bool) -> list[list[str]]:
+        """The word's spellings before iti (``gantha.search.iti``); a dictionary headword's only itself
+        (pajānāti, vāti: the verbs, not pajānā, vā + iti)."""
+        return [[word]] if self.headword and self.headword(word, folded) else iti.spellings(word, folded)
+
+    def _near(self, sq: StoreQuery, info: QueryInfo, analysed: ParsedQuery, inflected: bool) -> list[list[str]]:
+        """``word NEAR/n word`` clauses, each side every attested form of its lemma (fuzzy mode, inflections
+        on) or the word as typed; the words' own clauses rank the matches. Returns each side's forms."""
+        sides: list[list[str]] = []
+        for n in analysed.near:
+            pair = [self._inflected(w, info) if inflected else [w] for w in (n.left, n.right)]
+            sq.must.append(Clause(info.field, [], "near", groups=pair, distance=n.distance))
+            sq.scoring += [Clause(info.field, forms) for forms in pair]
+            info.near.append({"words": [n.left, n.right], "distance": n.distance, "forms": pair})
+            sides += pair
+        return sides
+
+    def _inflected(self, word: str, info: QueryInfo) -> list[str]:
+        """Every attested form of the word's lemma (folded), the word first, noted in ``info.inflections``;
+        the word alone when its lemma has no other."""
+        inf = self.inflect(word) if self.inflect else None
+        if not inf or len(inf.forms) < 2:
+            return [word]
+        if all(i["word"] != word for i in info.inflections):
+            info.inflections.append(
+                {"word": word, "lemma": inf.lemma, "forms": list(inf.forms), "others": list(inf.others)}
+            )
+        return list(dict.fromkeys([word, *inf.forms]))

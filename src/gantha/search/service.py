@@ -40,9 +40,10 @@ class Searcher:
         fusion: str = "rrf",
         judge: Judge | None = None,
         inflect: Callable[[str], Inflection | None] | None = None,
+        headword: Callable[[str, bool], bool] | None = None,
     ):
         self.store = store
-        self.planner = Planner(store, inflect)
+        self.planner = Planner(store, inflect, headword)
         self.presenter = Presenter(store)
         self.lexical = LexicalSearch(self.planner, self.presenter)
         self.meaning = MeaningSearch(self.planner, self.presenter, semantic, fusion, judge)

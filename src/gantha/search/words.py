@@ -1,6 +1,6 @@
 """Word families: the lemma of a typed word, every attested form of a lemma (a verb's participles,
-gerundives, absolutives and infinitives under it) and the compounds it stands in, counted from the
-index's vocabulary.
+gerundives, absolutives and infinitives under it), its derivatives (``gantha.search.derivatives``) and the
+compounds it stands in, counted from the index's vocabulary.
 
 A compound is an attested word that ends with a form of the lemma after another dictionary stem
 (``ekāha|parivāsaṃ``, ``pañc-āha|parivāsaṃ``) or begins with the lemma's stem before another attested
@@ -13,12 +13,14 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from pydantic import BaseModel, Field
 
 from gantha.search.compounds import Compounds, FormInfo
+from gantha.search.derivatives import Derivative, Derivatives
 from gantha.store.base import Store
 from gantha.store.lexicon import Lexicon
 from gantha.text.inflect import analyse, expand, grammar_label
@@ -29,6 +31,7 @@ REGULAR_DERIVATIONS = ("anta", "enta", "onta", "māna", "tabba", "anīya")  # no
 VERBAL, NOMINAL = (".v.", ".v:ind."), (".n.", ".ti.")  # ending tables of finite verbs, of declined stems
 RECENT_KEPT = 128  # the families and inflections asked for last, computed again when the vocabulary changes
 WARM_SECONDS = 20.0  # at most this long per reopen (a cold family of dhamma: about a second)
+Kind = tuple[bool, bool] | None  # a family with (compounds, derivatives), or None: an inflection
 
 
 class LemmaCandidate(BaseModel):
@@ -40,14 +43,17 @@ class LemmaCandidate(BaseModel):
 
 @dataclass
 class Family:
-    """A lemma's attested forms, the compounds it stands in, and the forms the tables propose in vain."""
+    """A lemma's attested forms, its derivatives, the compounds it stands in, and the forms the tables propose
+    in vain."""
 
     lemma: str
     forms: list[FormInfo]
     compounds: list[FormInfo]
     unattested: list[str] = field(default_factory=list)
+    derivatives: list[Derivative] = field(default_factory=list)
 
     def words(self, compounds: bool = True) -> list[str]:
+        """Its own forms, and (``compounds``) every other word of the family: derivatives' forms, compounds."""
         return list(self._words if compounds else self._own)
 
     @cached_property
@@ -55,8 +61,13 @@ class Family:
         return tuple(f.form for f in self.forms)
 
     @cached_property
+    def derived(self) -> tuple[str, ...]:
+        """The forms of its derivatives."""
+        return tuple(f.form for d in self.derivatives for f in d.forms)
+
+    @cached_property
     def _words(self) -> tuple[str, ...]:  # a family is cached and asked for its words several times per search
-        return self._own + tuple(f.form for f in self.compounds)
+        return self._own + self.derived + tuple(f.form for f in self.compounds)
 
 
 @dataclass(frozen=True)
@@ -80,38 +91,39 @@ class Words:
         self._inflections = lru_cache(maxsize=4096)(self._inflection)
         self._lemmas = lru_cache(maxsize=4096)(self._lemmas_uncached)
         self._stamp = self._stamp_of(lexicon, store)
-        self._recent: OrderedDict[tuple[str, bool | None], None] = OrderedDict()  # (word, compounds | None)
+        self._recent: OrderedDict[tuple[str, Kind], None] = OrderedDict()  # (lemma, its kind of family) or (word, None)
         self._recent_lock = threading.Lock()
 
-    def family(self, lemma: str, compounds: bool = True) -> Family:
-        """A lemma's attested forms and (``compounds``) the compounds it stands in; cached."""
-        self._note((lemma, compounds))
-        return self._families(lemma, compounds)
+    def family(self, lemma: str, compounds: bool = True, derivatives: bool = False) -> Family:
+        """A lemma's attested forms, (``derivatives``) its derivatives and (``compounds``) the compounds it
+        stands in; cached."""
+        self._note((lemma, (compounds, derivatives)))
+        return self._families(lemma, compounds, derivatives)
 
     def inflection(self, folded: str) -> Inflection | None:
         """A typed word read as every attested form of its most frequent lemma; cached."""
         self._note((folded, None))
         return self._inflections(folded)
 
-    def _note(self, key: tuple[str, bool | None]) -> None:
+    def _note(self, key: tuple[str, Kind]) -> None:
         with self._recent_lock:
             self._recent[key] = None
             self._recent.move_to_end(key)
             if len(self._recent) > RECENT_KEPT:
                 self._recent.popitem(last=False)
 
-    def warmed(self, asked: list[tuple[str, bool | None]], seconds: float = WARM_SECONDS) -> Words:
+    def warmed(self, asked: list[tuple[str, Kind]], seconds: float = WARM_SECONDS) -> Words:
         """These words with the families and inflections ``asked`` (most recent first) computed, within
         ``seconds``: after a write changed the vocabulary, the first searches do not each pay for their
         paradigm and compounds again."""
         until = time.monotonic() + seconds
-        for word, compounds in asked:
+        for word, kind in asked:
             if time.monotonic() > until:
                 break
-            if compounds is None:
+            if kind is None:
                 self.inflection(word)
             else:
-                self.family(word, compounds)
+                self.family(word, *kind)
         return self
 
     @staticmethod
@@ -137,6 +149,14 @@ class Words:
 
     def is_lemma(self, word: str) -> bool:
         return word in self.headwords
+
+    def is_headword(self, word: str, folded: bool = False) -> bool:
+        """A dictionary headword (``folded``: diacritics ignored), not only an analysed base."""
+        return self._headword(word, folded)
+
+    @cached_property
+    def _headword(self) -> Callable[[str, bool], bool]:
+        return lru_cache(maxsize=4096)(lambda word, folded: bool(self.lexicon.entries(word, folded=folded)))
 
     # --- lemmas ---------------------------------------------------------------------------------
 
@@ -239,10 +259,13 @@ class Words:
                 propose(a.form, a.source, label + (f" +{a.enclitic}" if a.enclitic else ""))
         return proposals
 
-    def _family(self, lemma: str, compounds: bool = True) -> Family:
-        if compounds:  # the paradigm once, the compounds on top
-            forms = self.family(lemma, False)
-            return Family(lemma, forms.forms, self.compounds.find(lemma, forms.forms), forms.unattested)
+    def _family(self, lemma: str, compounds: bool = True, derivatives: bool = False) -> Family:
+        if compounds or derivatives:  # the paradigm once, the derivatives and compounds on top
+            own = self._families(lemma, False, False)
+            derived = self._derivatives(lemma, own.forms) if derivatives else []
+            taken = {f.form for d in derived for f in d.forms}  # a derivative's form is no compound (dhammatāya)
+            found = [c for c in self.compounds.find(lemma, own.forms) if c.form not in taken] if compounds else []
+            return Family(lemma, own.forms, found, own.unattested, derived)
         proposals = self._proposals(lemma)
         counts = self.store.word_counts(list(proposals))
         forms, unattested = [], []
@@ -254,6 +277,12 @@ class Words:
                 unattested.append(form)
         forms.sort(key=lambda f: (-f.paragraphs, f.form))
         return Family(lemma, forms, [], sorted(unattested))
+
+    def _derivatives(self, lemma: str, own: list[FormInfo]) -> list[Derivative]:
+        """A noun's or an adjective's derivatives; none for a verb (its participles are among its forms)."""
+        if self.is_verb(lemma):
+            return []
+        return Derivatives(self.lexicon, lambda stem: self._families(stem, False, False).forms).find(lemma, own)
 
     # --- the ordinary search ------------------------------------------------------------------
 

@@ -35,14 +35,17 @@ class Clause:
     """One condition on an analysed field: a term (any of ``tokens``, ranked by BM25), forms (any of
     ``tokens``, the forms of one word: ranked by BM25 without their rarity, so a paragraph repeating a common
     form outranks one naming a rare form once), a set (any of ``tokens``, unranked: fast for thousands), a
-    phrase, a prefix, suffix or infix, or near: a token of ``groups[0]`` and one of ``groups[1]`` with at most
-    ``distance`` words between them, in either order (``tokens`` unused)."""
+    phrase, or a prefix, suffix or infix.
+
+    ``near`` (``tokens`` empty): some token of ``groups[0]`` and some token of ``groups[1]`` (exactly two
+    groups, the forms of two words) at two positions with at most ``distance`` words between them, in
+    either order; unranked, every match scores 1.0 (the words' own clauses rank)."""
 
     field: str
     tokens: list[str]
     kind: Literal["term", "forms", "set", "phrase", "prefix", "suffix", "infix", "near"] = "term"
-    groups: list[list[str]] = field(default_factory=list)
-    distance: int = 0
+    groups: list[list[str]] = field(default_factory=list)  # near: the two words' forms
+    distance: int = 0  # near: the most words between them
 
 
 @dataclass(slots=True)

@@ -44,6 +44,7 @@ from gantha.store.folder import FolderServices
 from gantha.store.sql import SqliteDatabase
 from gantha.store.tables import TableStore
 from gantha.text.analysis import index_texts
+from gantha.text.variants import variant_text
 
 TOKEN_PATTERN = r"[\p{L}\p{M}\p{N}]+"  # same as gantha.text.pali.WORD_RE
 RANK_FIRST_SCORE = 1000.0
@@ -58,6 +59,11 @@ _AGGREGATOR = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-aggre
 def _by_count(bucket: tuple[str, int]) -> tuple[int, str]:
     """Aggregation buckets: most documents first, then by key (the same order on every backend)."""
     return -bucket[1], bucket[0]
+
+
+def _any(tokens: list[str]) -> str:
+    """A regular expression matching exactly these terms."""
+    return "(?:" + "|".join(re.escape(t) for t in tokens) + ")"
 
 
 def _schema() -> tantivy.Schema:
@@ -103,14 +109,14 @@ class _Compiler:
     def clause(self, c: Clause, scored: bool = True, searcher: tantivy.Searcher | None = None) -> tantivy.Query:
         if c.field in SCORED_FIELDS and c.field not in self.fields:  # an index made before the field existed
             return tantivy.Query.empty_query()
+        if c.kind == "near":
+            return tantivy.Query.const_score_query(self.near(c.field, c.groups, c.distance), 1.0)
         if c.kind == "forms" and scored and searcher is not None:  # each form's BM25 without its rarity
             return tantivy.Query.boolean_query(
                 [(tantivy.Occur.Should, self._unrare(searcher, c.field, t)) for t in c.tokens]
             )
         if c.kind == "phrase" and len(c.tokens) > 1:
             return tantivy.Query.phrase_query(self.schema, c.field, c.tokens)
-        if c.kind == "near":
-            return self._near(c, scored)
         if c.kind in ("prefix", "suffix", "infix"):
             shape = {"prefix": "{}.*", "suffix": ".*{}", "infix": ".*{}.*"}[c.kind]
             queries = [tantivy.Query.regex_query(self.schema, c.field, shape.format(re.escape(t))) for t in c.tokens]
@@ -128,24 +134,30 @@ class _Compiler:
             return tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms])
         return tantivy.Query.term_set_query(self.schema, c.field, c.tokens)
 
-    def _near(self, c: Clause, scored: bool) -> tantivy.Query:
-        """A word of one group and one of the other with at most ``distance`` words between them, either order
-        (a sloppy phrase each way: slop N reaches N words between in order); ranked by BM25 of their words."""
-        first, second = c.groups
-        pairs = [[a, b] for a in first for b in second] + [[b, a] for a in first for b in second]
-        near = tantivy.Query.boolean_query(
-            [
-                (tantivy.Occur.Should, tantivy.Query.phrase_query(self.schema, c.field, p, slop=c.distance))
-                for p in pairs
+    def near(self, field: str, groups: list[list[str]], distance: int) -> tantivy.Query:
+        """A token of each group with at most ``distance`` words between them, either order: phrase queries
+        whose positions match any of a group's forms (one regular expression each), with slop. Tantivy's slop
+        also lets a phrase match reversed (at a cost of two), and a token belonging to both groups could stand
+        for both: the groups are split into disjoint pairs, and two of their shared forms are matched at each
+        exact gap."""
+        a, b = (list(dict.fromkeys(g)) for g in groups)
+        shared = set(a) & set(b)
+        pairs = [(a, [t for t in b if t not in shared]), ([t for t in a if t not in shared], sorted(shared))]
+        queries = [
+            tantivy.Query.regex_phrase_query(self.schema, field, [_any(first), _any(second)], slop=distance)
+            for x, y in pairs
+            if x and y
+            for first, second in ((x, y), (y, x))
+        ]
+        if shared:  # two occurrences of the shared forms, gap by gap
+            both = _any(sorted(shared))
+            queries += [
+                tantivy.Query.regex_phrase_query(self.schema, field, [(0, both), (gap + 1, both)])
+                for gap in range(distance + 1)
             ]
-        )
-        if not scored:
-            return near
-        words = [tantivy.Query.term_query(self.schema, c.field, t) for t in dict.fromkeys([*first, *second])]
-        return tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, tantivy.Query.const_score_query(near, 0.0))]
-            + [(tantivy.Occur.Should, w) for w in words]
-        )
+        if not queries:
+            return tantivy.Query.empty_query()
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in queries])
 
     def _unrare(self, searcher: tantivy.Searcher, field: str, token: str) -> tantivy.Query:
         """A term query whose BM25 is divided by the term's inverse document frequency (as tantivy reckons it)."""
@@ -342,7 +354,7 @@ class EmbeddedStore(FolderServices, TableStore):
                 doc.add_text("bold_fold", bold_folded)
                 doc.add_text("bold_exact", bold_exact)
             if p.notes and "variants_fold" in self._compiler.fields:  # variant readings: searched, never shown
-                variants_folded, variants_exact = index_texts(" ".join(p.notes))
+                variants_folded, variants_exact = index_texts(variant_text(p.notes))
                 doc.add_text("variants_fold", variants_folded)
                 doc.add_text("variants_exact", variants_exact)
             doc.add_bytes("passage", orjson.dumps(p))

@@ -19,6 +19,7 @@ from gantha.store.base import ReadOnlyIndex, StoreError
 
 Dialect = Literal["sqlite", "postgres"]
 _TEXT_TYPE = re.compile(r"\bTEXT\b(?!\s+COLLATE|\[)")
+_BLOB_TYPE = re.compile(r"\bBLOB\b")
 
 
 class DatabaseError(StoreError):
@@ -169,7 +170,7 @@ class PostgresDatabase(Database):
 
     @staticmethod
     def _sql(sql: str, args: Sequence[Any]) -> str:
-        sql = _TEXT_TYPE.sub('TEXT COLLATE "C"', sql)
+        sql = _BLOB_TYPE.sub("BYTEA", _TEXT_TYPE.sub('TEXT COLLATE "C"', sql))
         return sql.replace("%", "%%").replace("?", "%s") if args else sql
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:

@@ -12,6 +12,7 @@ import orjson
 
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, TextRecord
 from gantha.store.base import BookRecord, StoreError
+from gantha.store.links import LinkTable
 from gantha.store.sql import Database
 from gantha.store.summaries import SummaryTable
 from gantha.store.topics import TopicTable
@@ -51,8 +52,8 @@ def upsert(table: str, columns: str, key: str) -> str:
     return f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT ({key}) DO UPDATE SET {updates}"
 
 
-class TableStore(Vocabulary, TopicTable, SummaryTable):
-    """Books, texts, metadata, vocabulary, topics and summaries over a database (a base of both backends)."""
+class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable):
+    """Books, texts, metadata, vocabulary, topics, summaries and links over a database (a base of both backends)."""
 
     db: Database
 
@@ -130,6 +131,8 @@ class TableStore(Vocabulary, TopicTable, SummaryTable):
     def _unrecord_book(self, corpus: str, book: str, channel: str) -> None:
         self.db.execute("DELETE FROM books WHERE key=?", (f"{corpus}/{book}@{channel}",))
         self.drop_summaries(corpus, book)  # written from the text that changed
+        if channel == PALI_CHANNEL.name:
+            self.drop_link_facts(corpus, book)
 
     # --- metadata ------------------------------------------------------------------------------
 

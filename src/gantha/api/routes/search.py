@@ -40,8 +40,8 @@ def router(index: LiveIndex) -> APIRouter:
             str,
             Query(
                 max_length=MAX_QUERY_CHARS,
-                description='words, "a phrase", -excluded, prefix*; any script or ASCII scheme '
-                f"(at most {MAX_QUERY_WORDS} words)",
+                description='words, "a phrase", -excluded, prefix*, word NEAR/3 word (at most 3 words between, '
+                f"either order; NEAR alone: 5); any script or ASCII scheme (at most {MAX_QUERY_WORDS} words)",
             ),
         ] = "",
         search_mode: SearchMode = SearchMode.FUZZY,
@@ -89,7 +89,18 @@ def router(index: LiveIndex) -> APIRouter:
             bool, Query(description="fuzzy mode: each Pali word matches every attested form of its lemma")
         ] = True,
         compounds: Annotated[bool, Query(description="with lemma: the compounds holding it match too")] = True,
+        derivatives: Annotated[
+            bool, Query(description="with lemma: its derivatives match too (pārivāsika of parivāsa)")
+        ] = True,
         order: Annotated[str, Query(pattern="^(score|reading)$", description="score or reading order")] = "score",
+        variants: Annotated[bool, Query(description="look in the variant readings of other editions too")] = False,
+        comments_on: Annotated[
+            str | None,
+            Query(
+                max_length=1000,
+                description="only the commentaries on these root paragraphs, comma-separated: vin02m3.mul/75-110",
+            ),
+        ] = None,
         fields: Annotated[
             str | None, Query(description="comma-separated hit fields to keep, e.g. coordinate,book,path,snippet")
         ] = None,
@@ -98,6 +109,9 @@ def router(index: LiveIndex) -> APIRouter:
             str | None,
             Query(max_length=MAX_SIMILAR_CHARS, description="sentences like this one, whatever the inflection"),
         ] = None,
+        min_similarity: Annotated[
+            float, Query(ge=0, le=1, description="with similar: leave out sentences less similar than this, 0–1")
+        ] = 0.0,
     ) -> SearchEnvelope | CompactSearchEnvelope:
         started = time.perf_counter()
         research = index.research()
@@ -124,10 +138,13 @@ def router(index: LiveIndex) -> APIRouter:
             bold_only=bold,
             inflections=inflections,
             compounds=compounds,
+            derivatives=derivatives,
             order=order,
+            variants=variants,
+            comments_on=comma_list(comments_on),
             related_id=related_id,
         )
-        data, query_info = answer(research, req, lemma=lemma, similar=similar)
+        data, query_info = answer(research, req, lemma=lemma, similar=similar, min_similarity=min_similarity)
         body = SearchEnvelope(data=data, query_info=query_info).model_dump(mode="json")
         if fields:  # compact hits: plain JSON of the fields asked for
             body = compact(body, comma_list(fields))
@@ -154,15 +171,25 @@ def check_page(page: int, page_size: int) -> None:
 
 
 def answer(
-    research: Research, req: SearchRequest, lemma: str | None = None, similar: str | None = None
+    research: Research,
+    req: SearchRequest,
+    lemma: str | None = None,
+    similar: str | None = None,
+    min_similarity: float = 0.0,
 ) -> tuple[SearchData, QueryInfo]:
-    """Run one search (or, with ``similar``, a search for like sentences) as the HTTP surfaces answer it:
-    ``GET /api/v3/search`` and ``POST /api/v1/search`` alike."""
+    """Run one search (or, with ``similar``, a search for like sentences, at least ``min_similarity`` alike) as
+    the HTTP surfaces answer it: ``GET /api/v3/search`` and ``POST /api/v1/search`` alike."""
     page_size = req.limit
     page = req.offset // page_size + 1
     if similar:
         res = research.similar(
-            similar, limit=page_size, offset=req.offset, books=req.books, categories=req.categories, tags=req.tags
+            similar,
+            limit=page_size,
+            offset=req.offset,
+            min_similarity=min_similarity,
+            books=req.books,
+            categories=req.categories,
+            tags=req.tags,
         )
     else:
         res = research.search(req, lemma=lemma)

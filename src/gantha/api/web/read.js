@@ -56,7 +56,9 @@ async function load() {
       const label = channelName(c.channel);
       if (!q) return `<td data-channel="${esc(label)}" class="missing">${esc(t("read.missing"))}</td>`;
       const lead = i === 0
-        ? `<a class="num" href="${esc(readerHref(p.coordinate))}" title="${esc(t("read.link"))}">${esc(p.para)}</a>${pageMarks(p.page_starts)}`
+        ? `<a class="num" href="${esc(readerHref(p.coordinate))}" title="${esc(t("read.link"))}">${esc(p.para)}</a>`
+          + `<button type="button" class="plain linksbtn" data-coordinate="${esc(p.coordinate)}" title="${esc(t("links.open"))}" aria-label="${esc(t("links.open"))}">⇄</button>`
+          + pageMarks(p.page_starts)
         : "";
       return `<td data-channel="${esc(label)}" class="kind-${esc(p.kind)}" lang="${esc(c.language === "pali" ? "pi" : c.language)}">${lead}${displayHtml(q.display)}</td>`;
     });
@@ -64,10 +66,76 @@ async function load() {
     return `<tr id="${esc(id)}" class="${p.coordinate === target ? "target" : ""}">${cells.join("")}</tr>`;
   }).join("");
   document.querySelector("tr.target")?.scrollIntoView({ block: "center" });
+  if (corpus === "cst") showLinks(target);
+}
+
+const KINDS = ["root", "commentary", "subcommentary", "cites", "cited_by", "parallels", "variants"];
+const PAGE = 20;
+
+/** The links panel: how many links of each kind a paragraph has; a kind's list opens beside the text. */
+async function showLinks(coord) {
+  const panel = $("links");
+  let res;
+  try {
+    res = await api(`/api/v3/links?coordinate=${encodeURIComponent(coord)}&limit=0`);
+  } catch (err) {
+    panel.hidden = false;
+    $("link-counts").innerHTML = `<div class="banner error" role="alert">${esc(err.message)}</div>`;
+    return;
+  }
+  panel.hidden = false;
+  panel.dataset.coordinate = coord;
+  $("links-title").textContent = t("links.of", { coordinate: coord });
+  $("link-items").innerHTML = "";
+  const found = KINDS.filter((k) => res[k]?.total);
+  $("link-counts").innerHTML = found.length
+    ? found.map((k) => `<button type="button" class="plain" data-kind="${k}" aria-pressed="false">${esc(t(`kind.${k}`))} ${res[k].total}</button>`).join(" · ")
+    : esc(t("links.none"));
+}
+
+function linkItem(item) {
+  const where = item.coordinate
+    ? `<a href="${esc(readerHref(item.coordinate))}">${esc(item.coordinate)}</a>`
+    : `<a href="${esc(item.url)}" rel="noopener">${esc(item.reference)}</a>`;
+  const ref = item.reference && item.coordinate ? ` <span class="sutta">${esc(item.reference)}</span>` : "";
+  const badge = item.curated ? ` <span class="badge">${esc(t("links.curated"))}</span>` : "";
+  const body = item.shared ? `<p><span class="badge">${esc(t("links.shared"))}</span> ${esc(item.shared)}</p>`
+    : item.text ? `<p>${esc(item.text)}</p>` : "";
+  return `<li>${where}${ref}${badge} <span class="reason">${esc(item.reason)}</span>${body}</li>`;
+}
+
+async function showKind(kind, offset) {
+  const coord = $("links").dataset.coordinate;
+  const res = await api(`/api/v3/links?coordinate=${encodeURIComponent(coord)}&kind=${kind}&limit=${PAGE}&offset=${offset}`);
+  const list = res[kind];
+  const items = list.items.map(linkItem).join("");
+  const more = list.offset + list.items.length < list.total
+    ? `<button type="button" class="plain" data-more="${kind}" data-offset="${list.offset + PAGE}">${esc(t("links.more"))}</button>` : "";
+  if (offset === 0) {
+    $("link-items").innerHTML = `<h3>${esc(t(`kind.${kind}`))} (${list.total})</h3><ol class="link-list" data-kind="${kind}">${items}</ol>${more}`;
+  } else {
+    $("link-items").querySelector("ol").insertAdjacentHTML("beforeend", items);
+    $("link-items").querySelector("[data-more]")?.remove();
+    $("link-items").insertAdjacentHTML("beforeend", more);
+  }
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   header("");
+  $("rows").addEventListener("click", (e) => {
+    const button = e.target.closest("button.linksbtn");
+    if (button) showLinks(button.dataset.coordinate);
+  });
+  $("link-counts").addEventListener("click", (e) => {
+    const button = e.target.closest("button[data-kind]");
+    if (!button) return;
+    $("link-counts").querySelectorAll("button").forEach((b) => b.setAttribute("aria-pressed", String(b === button)));
+    showKind(button.dataset.kind, 0);
+  });
+  $("link-items").addEventListener("click", (e) => {
+    const button = e.target.closest("button[data-more]");
+    if (button) showKind(button.dataset.more, Number(button.dataset.offset));
+  });
   $("script").addEventListener("change", () => {
     localStorage.setItem("gantha.script", $("script").value);
     load();

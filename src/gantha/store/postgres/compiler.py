@@ -12,12 +12,12 @@ Ranking (what the page is ordered by): rank-first matches first, then BM25 as ta
 b 0.75, idf ``ln(1 + (N − df + 0.5)/(df + 0.5))`` from the document frequencies of ``lexemes``, the field
 length as tantivy's field norm, the average over the index), with term frequencies read from the tsvector's
 positions (up to 256 a word). Clauses score as in the embedded store: a word by its BM25, the forms of one
-word without their rarity, a phrase by the BM25 of its occurrences with the sum of its words' idfs, near by
-the BM25 of its words, a prefix, wildcard or unranked set 1. For words in more than 2,000 documents the page
-is ranked among the matches where such a word is among the passage's heaviest (``_top``; in more than 8,000
-or 30,000, only those marked heavier still) or that rank first, when they fill it, else among a wider tier,
-else among all matches: first by the BM25 of their heaviest words alone, then the best :data:`POOL` of
-them by BM25 over their whole vectors. Ties: by insertion order.
+word without their rarity, a phrase by the BM25 of its occurrences with the sum of its words' idfs, near
+(whose words rank by their own clauses), a prefix, wildcard or unranked set 1. For words in more than 2,000
+documents the page is ranked among the matches where such a word is among the passage's heaviest (``_top``;
+in more than 8,000 or 30,000, only those marked heavier still) or that rank first, when they fill it, else
+among a wider tier, else among all matches: first by the BM25 of their heaviest words alone, then the best
+:data:`POOL` of them by BM25 over their whole vectors. Ties: by insertion order.
 """
 
 from __future__ import annotations
@@ -233,9 +233,8 @@ class Plan:
             idf = sum(self._idf(name, t) for t in c.tokens)
             tf = f"ts_rank_cd('{{1,1,1,1}}', c.{name}, {lit(self.tsqueries(c)[0])}::tsquery, 0)"
             self.phrases.append(f"{idf!r} * {self._bm25(tf, name)}")
-        elif c.kind == "near":
-            for t in dict.fromkeys(t for g in c.groups for t in g):
-                self._weigh(name, t, self._idf(name, t))
+        elif c.kind == "near":  # unranked, as in the embedded store: the words' own clauses rank
+            self.consts.append("1.0" if always else f"({self._condition(c, row='c')})::int")
         elif c.kind in ("prefix", "suffix", "infix"):  # 1 for each of its parts that matches
             if always and len(c.tokens) == 1:
                 self.consts.append("1.0")

@@ -23,6 +23,7 @@ from gantha.model import Passage
 from gantha.store.postgres.schema import FIELDS
 from gantha.text.analysis import index_texts
 from gantha.text.pali import WORD_RE
+from gantha.text.variants import variant_text
 
 BM25_K1, BM25_B = 1.2, 0.75
 LONGEST_TOKEN = 120  # bytes: the embedded analyzer drops longer tokens
@@ -115,7 +116,7 @@ def analysed(p: Passage) -> dict[str, tuple[str, int, str]]:
     if p.bold:
         texts["bold_fold"], texts["bold_exact"] = index_texts(" \n ".join(p.bold))
     if p.notes:  # variant readings: searched, never shown
-        texts["variants_fold"], texts["variants_exact"] = index_texts(" ".join(p.notes))
+        texts["variants_fold"], texts["variants_exact"] = index_texts(variant_text(p.notes))
     out = {}
     for f in FIELDS:
         if not f.text:
