@@ -13,7 +13,8 @@ commentary paragraph is a ṭīkā (a ṭīkā is linked both to the aṭṭhaka
 the rows in a fixed order (src, dst) with its own ``random.Random(f"{seed}-{sample}")``, so one sample does
 not move when another's size changes.
 
-Parallels TSV: both coordinates, the weight (six-word stretches counted + 5), the longest shared run of
+Parallels TSV: both coordinates, the weight as the index stores it (the shared six-word stretches, each
+weighed by its rarity; before that change: the stretches counted + 5), the longest shared run of
 words (``shared_span``) with its length and the number of Pali paragraphs holding it (a phrase search on
 its first 20 words: a large number means boilerplate), ``stretch_df`` (in how many paragraphs the counted
 stretches stand, from the stored link facts: min/median/max), ``kept_at`` (whether the pair would still be

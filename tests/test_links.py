@@ -103,6 +103,29 @@ def test_formulas_do_not_head_an_ordinary_suttas_parallels(research):
         assert "evam me sutam" not in fold(item.shared or "")
 
 
+def test_refrains_within_a_work_come_after_the_parallels_of_other_works(research):
+    """MN 8's sallekha refrain repeats from jhāna to jhāna: those repeats are marked and ranked after other works."""
+    found = research.links("cst/s0201m.mul/82", kinds=["parallels"], limit=100).parallels.items
+    computed = [i for i in found if not i.curated]
+    assert computed, "no parallels"
+    flags = [bool(i.same_work) for i in computed]
+    assert flags == sorted(flags), "a repeat within the work ranked before another work's parallel"
+    for item in computed:
+        assert item.same_work == (item.coordinate.split("/")[1] == "s0201m.mul")
+
+
+@pytest.mark.parametrize(
+    ("comment", "root"),
+    [
+        ("cst/s0505a.att/293", "cst/s0505m.mul/292"),  # after the Suttanipāta's slip (two verses 274): one ahead
+        ("cst/s0508a2.att/1205", "cst/s0508m.mul/1205"),  # Thag writes 1204 twice and the commentary follows it
+        ("cst/s0514a1.att/137~2", "cst/s0514m.mul/137~2"),  # so do the Jātaka's 21~2, 21~3
+    ],
+)
+def test_a_repeated_root_number_is_a_slip_only_where_the_texts_show_it(research, comment, root):
+    assert root in coordinates(research.links(comment, kinds=["root"]).root)
+
+
 def test_variants_name_their_editions_and_stay_out_of_the_text(research, full_store):
     p = next(p for p in full_store.book_passages("cst", "vin02m3.mul", "pali") if p.notes)
     found = research.links(p.coordinate, kinds=["variants"], limit=100).variants

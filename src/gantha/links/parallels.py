@@ -15,6 +15,7 @@ the shared span to show. The whole CST (8 million stretches) is grouped in a few
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
@@ -28,6 +29,7 @@ K = 6  # words in a hashed stretch
 FORMULA = 50  # a stretch found in more paragraphs than this is a stock formula
 COMMON = 5  # a stretch found in more paragraphs than this counts for COMMON / paragraphs: likely part of a formula
 MIN_SHARED = 4  # stretches two paragraphs share to be parallels: a run of at least K + MIN_SHARED - 1 words
+_WORK = re.compile(r"^([a-z]+\d+[a-z])\d*\.")  # ``abh07m3.mul`` → ``abh07m``: the volumes of one work
 _LETTER_BASE = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.array(
     [
@@ -123,6 +125,16 @@ def pairs(hashes: np.ndarray, paragraphs: np.ndarray) -> tuple[np.ndarray, np.nd
     shared = np.bincount(where, weights=np.concatenate(weights))
     kept = shared >= MIN_SHARED - 1e-9
     return unique[kept] >> 32, unique[kept] & 0xFFFFFFFF, shared[kept]
+
+
+def work(book: str) -> str:
+    """The work a CST book is a volume of (``abh07m1.mul`` and ``abh07m6.mul``: the Paṭṭhāna, ``abh07m``).
+
+    Repeats within one work are mostly a template's refrain (the series of a sutta, an Abhidhamma table):
+    on a hand-judged sample 2 of 19 such pairs were real parallels, against 29 of 31 across works.
+    """
+    m = _WORK.match(book)
+    return m.group(1) if m else book.split(".")[0]
 
 
 def shared_span(text: str, other: str) -> tuple[str, int]:

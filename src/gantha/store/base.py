@@ -112,6 +112,10 @@ class StoreError(RuntimeError):
     """The index cannot be used (missing, from another version, unreachable, locked)."""
 
 
+class ReadOnlyIndex(StoreError):
+    """The index is read here only (a replica, a read-only role): writes go to the primary."""
+
+
 class IndexBusy(StoreError):
     """Another process holds the index's writer: try again when it is done."""
 
