@@ -438,19 +438,21 @@ ASKED = [  # every read route, each with a request that needs the side files
 ]
 
 
-def _damage(index, side: str) -> list:
-    """Damage a side file of ``index`` in place; return the files damaged, for restoring."""
+def _side_files(index, side: str) -> list:
     if side.startswith("vectors"):
-        files = sorted(index.glob("vectors/*/meta.json" if side.endswith("json") else "vectors/*/*.npy"))
-    elif side == "reports":
-        files = sorted((index / "reports").glob("*"))
-    else:
-        files = [index / side]
-        for extra in index.glob(f"{side}-*"):
-            extra.unlink()
+        return sorted(index.glob("vectors/*/meta.json" if side.endswith("json") else "vectors/*/*.npy"))
+    if side == "reports":
+        return sorted((index / "reports").glob("*"))
+    return [index / side, *sorted(index.glob(f"{side}-*"))]  # a database with its write-ahead log
+
+
+def _damage(files: list) -> None:
+    """The first file (of a database: the database itself, its log removed) or every file overwritten."""
     for f in files:
-        f.write_bytes(b"this is not what it was" * 1000)
-    return files
+        if f.name.endswith(("-wal", "-shm")):
+            f.unlink()
+        else:
+            f.write_bytes(b"this is not what it was" * 1000)
 
 
 def test_each_damaged_side_file_leaves_the_rest_answering(small_index, tmp_path, monkeypatch):
@@ -465,11 +467,11 @@ def test_each_damaged_side_file_leaves_the_rest_answering(small_index, tmp_path,
             client.get("/api/v1/documents/tasks", headers={"X-API-Key": "s3cret"})  # the queue made and opened
             for side, said in SIDE_FILES.items():
                 assert client.get("/api/v3/search", params={"q": "parivasa"}).json()["data"]["total"] > 0
-                originals = [f for f in index.rglob("*") if f.is_file() and not f.is_relative_to(index / "tantivy")]
+                originals = _side_files(index, side)
                 for f in originals:
                     (kept / f.relative_to(index)).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(f, kept / f.relative_to(index))
-                _damage(index, side)
+                _damage(originals)
                 failed = []
                 for path, params in ASKED:
                     r = client.get(path, params=params, headers={"X-API-Key": "s3cret"})
