@@ -14,12 +14,15 @@ from gantha.store.base import Store, StoreError
 def health_data(index: LiveIndex) -> HealthData:
     """The index a server answers from and what is wrong with it: degraded with the reasons when a side file is
     unreadable, the replica it reads lags or has lost its primary (it answers from what it holds), or the
-    database cannot be reached (it answers nothing)."""
+    database it was serving cannot be reached (it answers nothing). A server that never had its index answers
+    503 ``index_unavailable``, as every route does."""
     try:
         research = index.research()
     except StoreError as exc:
         open_now = index.current()
-        store, problems = _store(index, open_now.store) if open_now else (None, [])
+        if open_now is None:
+            raise
+        store, problems = _store(index, open_now.store)
         return HealthData(
             status="degraded",
             version=__version__,
