@@ -340,6 +340,10 @@ class Vectors(Protocol):
 
     def similarity(self, doc_id: str, query: Any) -> float | None: ...
 
+    def export(self, corpus: str, channel: str | None = None) -> tuple[list[str], list, Any]:
+        """The rows of one corpus (in one channel): ids, meta and their vectors (a matrix)."""
+        ...
+
     def mean(self, doc_ids: list[str]) -> Any:
         """The unit-length mean of the rows of these documents (None when none has a vector)."""
         ...

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from gantha import __version__
+from gantha import __version__, upgrade
 from gantha.api.errors import ERRORS
 from gantha.api.live import LiveIndex
 from gantha.api.responses import BookData, Envelope, HealthData
+from gantha.config import settings
 
 
 def router(index: LiveIndex) -> APIRouter:
@@ -26,6 +27,8 @@ def router(index: LiveIndex) -> APIRouter:
                 books=len(store.books()),
                 corpora=corpora,
                 problems=research.problems,
+                embedders=research.searcher.routes.names(),
+                upgrade=upgrade.status(store, upgrade.wanted(settings().upgrade_embedder)),
             )
         )
 
