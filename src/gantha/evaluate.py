@@ -26,9 +26,9 @@ from pydantic import BaseModel, Field
 from gantha.model import Hit, SearchRequest
 from gantha.research import Research
 from gantha.research.nodes import WINDOW as NODE_WINDOW
-from gantha.search.meaning import sought
+from gantha.search.meaning import Ranked, sought
 from gantha.search.rerank import crosses, fit_calibration
-from gantha.search.service import REFUSAL_DEPTH
+from gantha.search.service import REFUSAL_DEPTH, Searcher
 
 NODE_DEPTH = 10  # nodes a whole-text answer is looked for among (MRR@10)
 FUSION_GRID = (0.0, 0.25, 0.5, 1.0, 2.0)  # weights tried for each route beside the vector route's 1
@@ -134,7 +134,13 @@ def run(
     return {"groups": groups, "refusal": refusals, "below_best_route": below}
 
 
-def _fusion_score(searcher, rows, current: dict, names: list[str], weights: dict) -> tuple[float, float, float]:  # type: ignore[no-untyped-def]
+def _fusion_score(
+    searcher: Searcher,
+    rows: list[tuple[Ranked, set[str], int]],
+    current: dict[str, float],
+    names: list[str],
+    weights: dict[str, float],
+) -> tuple[float, float, float]:
     """Questions with a right paragraph among their first k, the mean reciprocal rank, nearness to ``current``."""
     hits = mrr = 0.0
     for ranked, wanted, k in rows:
@@ -160,7 +166,7 @@ def fit_fusion(research: Research, queries: list[EvalQuery], grid: tuple[float, 
     that put a right paragraph among the first ``k`` for most questions, ties broken by the mean reciprocal rank
     and then by nearness to the current weights. Saved with the index; returns ``language/embedder`` → weights."""
     searcher = research.searcher
-    samples: dict[str, list[tuple[Any, set[str], int]]] = defaultdict(list)
+    samples: dict[str, list[tuple[Ranked, set[str], int]]] = defaultdict(list)
     for q in queries:
         if not q.answerable or q.lemma or not q.query.strip():
             continue

@@ -20,12 +20,16 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from gantha.ingest import IngestSummary
 from gantha.store.base import Store
+
+Log = Callable[[str], None]
 
 TARGET = "cst:en"  # what the stronger embedder embeds: the canon's English, which English questions search
 STATUS_FILE = "upgrade.json"
@@ -70,7 +74,7 @@ def _alive(pid: int | None) -> bool:
 class Reporter:
     """Writes the run's progress to ``upgrade.json`` (atomically) and, every ``every`` seconds, a log line."""
 
-    def __init__(self, folder: Path, embedder: str, log=None, every: float = 30.0):  # type: ignore[no-untyped-def]
+    def __init__(self, folder: Path, embedder: str, log: Log | None = None, every: float = 30.0):
         self.path, self.log, self.every = folder / STATUS_FILE, log, every
         self.started, self.last_line = time.monotonic(), 0.0
         self.report: dict[str, Any] = {
@@ -116,7 +120,13 @@ class Reporter:
         tmp.replace(self.path)
 
 
-def run(store: Store, spec: str, log=None, stop: threading.Event | None = None, save_every: float = SAVE_EVERY):  # type: ignore[no-untyped-def]
+def run(
+    store: Store,
+    spec: str,
+    log: Log | None = None,
+    stop: threading.Event | None = None,
+    save_every: float = SAVE_EVERY,
+) -> IngestSummary:
     """Embed :data:`TARGET` with ``spec`` (resuming what an earlier run saved); the embedding summary."""
     from gantha.embed import make_embedder
     from gantha.embed.corpora import embed_corpora

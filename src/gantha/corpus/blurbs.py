@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +41,7 @@ def plain(text: str) -> str:
     return re.sub(r"\s+", " ", html.unescape(_TAG.sub("", text))).strip()
 
 
-def _entries(files: list[Path]):  # type: ignore[no-untyped-def]
+def _entries(files: list[Path]) -> Iterator[tuple[str, int, str, str]]:
     for f in files:
         for key, value in _load(f).items():
             if m := _KEY.match(key):

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from gantha.embed.base import Embedder
 from gantha.ingest import IngestSummary, Progress
 from gantha.model import HEADING_KINDS, Passage, comma_list
-from gantha.store.base import Store
+from gantha.store.base import Store, Vectors
 from gantha.text.sentences import chunks
 
 CHUNK_WORDS = 100  # longest piece of a passage that gets one vector
@@ -153,7 +154,7 @@ def complete(store: Store, embedder: str, target: str) -> dict | None:
 
 def embed_corpora(
     store: Store,
-    embedder,  # type: ignore[no-untyped-def]
+    embedder: Embedder,
     targets: list[str],
     *,
     progress: Progress | None = None,
@@ -213,7 +214,7 @@ def embed_corpora(
     return summary
 
 
-def _current(vectors, g: Group) -> bool:  # type: ignore[no-untyped-def]
+def _current(vectors: Vectors, g: Group) -> bool:
     """Whether a group's vectors embed its current texts."""
     have = {vectors.checksum(d) for d in g.doc_ids}
     return g.crc in have and have <= {g.crc, None}

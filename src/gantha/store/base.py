@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage, SummaryRecord, TextRecord, TopicRecord
 
 if TYPE_CHECKING:
+    from gantha.corpus.blurbs import Description
     from gantha.store.lexicon import Lexicon
     from gantha.store.queue import TaskQueue
 
@@ -238,6 +239,14 @@ class Store(Protocol):
 
     def drop_summaries(self, corpus: str, book: str) -> None:
         """Forget a book's node summaries (the content-hash cache of model summaries stays)."""
+        ...
+
+    def descriptions(self) -> dict[str, Description]:
+        """What the source says of its texts and divisions (SuttaCentral's blurbs and names), by uid."""
+        ...
+
+    def set_descriptions(self, rows: list[Description]) -> None:
+        """Replace every description with these."""
         ...
 
     def cached_summary(self, signature: str) -> str | None:
