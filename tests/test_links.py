@@ -103,6 +103,29 @@ def test_formulas_do_not_head_an_ordinary_suttas_parallels(research):
         assert "evam me sutam" not in fold(item.shared or "")
 
 
+def test_refrains_within_a_work_come_after_the_parallels_of_other_works(research):
+    """MN 8's sallekha refrain repeats from jhāna to jhāna: those repeats are marked and ranked after other works."""
+    found = research.links("cst/s0201m.mul/82", kinds=["parallels"], limit=100).parallels.items
+    computed = [i for i in found if not i.curated]
+    assert computed, "no parallels"
+    flags = [bool(i.same_work) for i in computed]
+    assert flags == sorted(flags), "a repeat within the work ranked before another work's parallel"
+    for item in computed:
+        assert item.same_work == (item.coordinate.split("/")[1] == "s0201m.mul")
+
+
+@pytest.mark.parametrize(
+    ("comment", "root"),
+    [
+        ("cst/s0505a.att/293", "cst/s0505m.mul/292"),  # after the Suttanipāta's slip (two verses 274): one ahead
+        ("cst/s0508a2.att/1205", "cst/s0508m.mul/1205"),  # Thag writes 1204 twice and the commentary follows it
+        ("cst/s0514a1.att/137~2", "cst/s0514m.mul/137~2"),  # so do the Jātaka's 21~2, 21~3
+    ],
+)
+def test_a_repeated_root_number_is_a_slip_only_where_the_texts_show_it(research, comment, root):
+    assert root in coordinates(research.links(comment, kinds=["root"]).root)
+
+
 def test_variants_name_their_editions_and_stay_out_of_the_text(research, full_store):
     p = next(p for p in full_store.book_passages("cst", "vin02m3.mul", "pali") if p.notes)
     found = research.links(p.coordinate, kinds=["variants"], limit=100).variants
@@ -175,7 +198,7 @@ def test_curated_parallels_stand_beside_the_computed_ones(full_ingest, tmp_path)
     store = EmbeddedStore(full_ingest[0])
     try:
         summary = ingest_parallels(store, sample)
-        assert summary.ok and summary.passages == 5  # mn10's three, and dn22's mn10: ma98 and ea12.1 are not indexed
+        assert summary.ok and summary.passages == 8  # from each indexed text of a group to every other member
         assert ingest_parallels(store, sample).unchanged == 1
     finally:
         store.close()
@@ -187,3 +210,39 @@ def test_curated_parallels_stand_beside_the_computed_ones(full_ingest, tmp_path)
     ma98 = next(i for i in curated if i.reference == "ma98")
     assert ma98.coordinate is None and ma98.url == "https://suttacentral.net/ma98"
     assert any(not i.curated and i.reference == "DN 22" for i in found)  # the computed ones beside them
+
+
+def test_a_word_only_in_a_variant_is_found_with_variants_and_not_without(research, full_store):
+    from gantha.model import SearchMode, SearchRequest
+
+    reading = next(
+        (p, w)
+        for p in full_store.book_passages("cst", "vin02m3.mul", "pali")
+        for note in p.notes
+        for r in readings(note)
+        for w in r.text.split()
+        if len(w) > 6 and full_store.word_counts([w]).get(w, (0, 0))[0] == 0  # written in no paragraph's text
+    )
+    passage, word = reading
+    without = research.search(SearchRequest(q=word, mode=SearchMode.EXACT))
+    assert without.total == 0
+    found = research.search(SearchRequest(q=word, mode=SearchMode.EXACT, variants=True))
+    assert found.query_info.variants and passage.coordinate in [h.coordinate for h in found.hits]
+    hit = next(h for h in found.hits if h.coordinate == passage.coordinate)
+    assert hit.variant_only and any(word in r for r in hit.variant_readings)
+    ordinary = research.search(SearchRequest(q="pārivāsikā", mode=SearchMode.EXACT, variants=True, limit=3))
+    assert ordinary.hits and not any(h.variant_only for h in ordinary.hits)  # in the text itself
+
+
+def test_search_the_commentaries_on_a_range_of_rules(research):
+    from gantha.model import SearchRequest
+
+    everywhere = research.search(SearchRequest(q="parivāsa", limit=1))
+    commentary = research.search(SearchRequest(q="parivāsa", comments_on=["vin02m3.mul/75-110"], limit=100))
+    assert 0 < commentary.total < everywhere.total
+    on = set(research.commentaries_on(["vin02m3.mul/75-110"]))
+    assert "cst/vin02a3.att/75" in on and any(c.startswith("cst/vin02t.tik/") for c in on)
+    assert all(h.coordinate in on for h in commentary.hits)
+    assert commentary.query_info.comments_on["paragraphs"] == len(on)
+    listed = research.search(SearchRequest(comments_on=["vin02m3.mul/75"], limit=3))  # no words: in reading order
+    assert listed.hits[0].coordinate == "cst/vin02a3.att/75"

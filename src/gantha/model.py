@@ -234,6 +234,9 @@ class SearchRequest(BaseModel):
     derivatives: bool = True  # a lemma search: the lemma's derivatives (pārivāsika of parivāsa) match too
     order: Literal["score", "reading"] = "score"  # relevance (bold first), or book and reading order
     related_id: str | None = None  # a verse reference such as "Rom 3:24" or "罗马书 3:24"
+    variants: bool = False  # the words may stand in a variant reading of another edition instead of the text
+    comments_on: list[str] = Field(default_factory=list)  # only the commentaries on these root paragraphs
+    within: list[str] = Field(default_factory=list, exclude=True)  # set from comments_on: the coordinates searched
 
 
 class Aside(BaseModel):
@@ -263,6 +266,8 @@ class Hit(BaseModel):
     bold_match: bool = False
     matched: list[str] | None = None  # the forms of a forms/lemma search found in the passage
     in_compound: bool | None = None  # one of them is a compound holding the lemma
+    variant_only: bool | None = None  # with variants: found only in a variant reading, not in the text
+    variant_readings: list[str] | None = None  # with variants: the passage's readings that hold a searched word
     similarity: float | None = None  # 0–1, for similar-sentence search
     confidence: float | None = None  # 0–1 from the reranker (semantic and hybrid search)
     sutta: str | None = None  # the named text holding the passage: "MN 10", "SN 56.31", "Kd 12"
@@ -333,6 +338,8 @@ class QueryInfo(BaseModel):
     bridges: list[dict[str, Any]] = Field(default_factory=list)  # {"from", "to", "source", "forms"}
     similar: dict[str, Any] | None = None  # {"lemmas", "forms", "paragraphs_examined"} for similar sentences
     hierarchy: dict[str, Any] | None = None  # granularity above paragraphs: level, weighed, path taken (auto)
+    variants: bool = False  # the variant readings were searched too
+    comments_on: dict[str, Any] | None = None  # {"roots", "paragraphs"}: the commentaries searched
 
 
 class NodeHit(BaseModel):

@@ -28,7 +28,7 @@ from gantha.embed.corpora import embed_corpora
 from gantha.ingest import ingest_lexicon, refresh_links
 from gantha.model import comma_list
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
-from gantha.store.base import BookRecord, IndexBusy, Store, StoreError
+from gantha.store.base import BookRecord, IndexBusy, ReadOnlyIndex, Store, StoreError
 from gantha.store.factory import open_store
 from gantha.store.queue import MAX_ATTEMPTS, Task, TaskQueue, remove_upload
 from gantha.store.vectors import doc_of
@@ -187,8 +187,14 @@ class TaskRunner:
         self._pruned = 0.0  # monotonic time of the last pruning
 
     def start(self) -> TaskRunner:
+        """Recover the tasks of a stopped process and run the queue (not on a read-only database: a server on a
+        replica runs no tasks, and its admin routes answer 503 read_only)."""
         self.store = open_store(self.location)
-        self.store.tasks().recover()
+        try:
+            self.store.tasks().recover()
+        except ReadOnlyIndex as exc:
+            print(f"gantha: no tasks run here: {exc}", file=sys.stderr)
+            return self
         self._classify_if_stale()
         self._thread.start()
         return self

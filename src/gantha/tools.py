@@ -108,6 +108,8 @@ class Toolbox:
         order: Literal["score", "reading"] = "score",
         fields: Fields = None,
         granularity: Literal["paragraph", "sentence", "book", "chapter", "sutta", "section", "auto"] = "paragraph",
+        variants: bool = False,
+        comments_on: Annotated[list[str] | None, Field(max_length=20)] = None,
     ) -> dict[str, Any]:
         """Search Pali passages; returns coordinates, snippets and per-book/category counts.
 
@@ -130,7 +132,10 @@ class Toolbox:
         of the taxonomy (monastic-discipline, meditation, ethics-lay-life, doctrine-analysis, cosmology,
         narratives-biography, devotional-verse, language-grammar, uncategorized) of a passage's chapter;
         topic_tags: its soft tags; aggregations "topic" and "topic_tags" count the hits. An outcome of
-        "unattested_form" means the word is a headword but never occurs in that form.
+        "unattested_form" means the word is a headword but never occurs in that form. variants=true also
+        matches words that stand only in another edition's variant reading (such hits say variant_only and
+        variant_readings). comments_on (root paragraphs: ["vin02m3.mul/75-110"], ["MN 10"]) searches only the
+        aṭṭhakathā and ṭīkā paragraphs on them — with no query, all of them in reading order.
         """
         return self._search(
             q=query,
@@ -152,6 +157,8 @@ class Toolbox:
             order=order,
             fields=fields,
             granularity=None if granularity == "paragraph" else granularity,
+            variants=variants,
+            comments_on=comments_on or [],
         )
 
     # the function-calling set of the original design

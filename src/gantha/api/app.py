@@ -32,7 +32,7 @@ from gantha.deadline import DeadlineExceeded
 from gantha.model import CoordinateError
 from gantha.rag.errors import ServiceError
 from gantha.search.errors import SearchError
-from gantha.store.base import StoreError
+from gantha.store.base import ReadOnlyIndex, StoreError
 from gantha.tasks import TaskRunner
 from gantha.text.refs import PageRefError
 
@@ -61,6 +61,7 @@ USER_ERRORS: dict[type[Exception], tuple[int, str]] = {
     PageRefError: (400, "invalid_page_ref"),
     CoordinateError: (400, "invalid_coordinate"),
     StoreError: (503, "index_unavailable"),
+    ReadOnlyIndex: (503, "read_only"),
     DeadlineExceeded: (503, "deadline_exceeded"),
 }
 

@@ -286,6 +286,13 @@ def search(
         bool, typer.Option(help="with --lemma: its derivatives match too (pārivāsika of parivāsa)")
     ] = True,
     order: Annotated[str, typer.Option(help="score (relevance, bold first) or reading")] = "score",
+    variants: Annotated[
+        bool, typer.Option("--variants", help="look in the variant readings of other editions too")
+    ] = False,
+    comments_on: Annotated[
+        str | None,
+        typer.Option("--comments-on", help="only the commentaries on these root paragraphs: vin02m3.mul/75-110, MN 10"),
+    ] = None,
     fields: Annotated[str | None, typer.Option(help="with --json: hit fields to keep, e.g. coordinate,snippet")] = None,
     similar: Annotated[str | None, typer.Option(help="sentences like this one, whatever the inflection")] = None,
     min_similarity: Annotated[
@@ -319,6 +326,8 @@ def search(
         compounds=compounds,
         derivatives=derivatives,
         order=order,
+        variants=variants,
+        comments_on=comma_list(comments_on),
         granularity=granularity,
         related_id=ref,
         languages=comma_list(lang),

@@ -31,7 +31,7 @@ MEANINGS = {
     413: "request body too large (refused before it is read)",
     422: "invalid parameter",
     502: "the model or the web engine failed",
-    503: "index unavailable, the admin API off (GANTHA_ADMIN_KEY unset), or the request stopped at its deadline "
-    "(GANTHA_REQUEST_TIMEOUT)",
+    503: "index unavailable, the admin API off (GANTHA_ADMIN_KEY unset), a write to a server reading a replica "
+    "(read_only), or the request stopped at its deadline (GANTHA_REQUEST_TIMEOUT)",
 }
 ERRORS = answers(400, 413, 422, 503)

@@ -47,6 +47,15 @@ class LiveIndex:
         self._opening = 0.0  # seconds the last open took
         self._reopen_started = 0.0  # monotonic time the running (or last) reopen began
 
+    @property
+    def serving(self) -> str:
+        """The generation of the index requests are answered from ("" before the first request)."""
+        return str(self._generation) if self._research is not None else ""
+
+    def current(self) -> Research | None:
+        """The index open now, without checking the store for a newer one."""
+        return self._research
+
     def research(self) -> Research:
         current = self._research
         if current is None:

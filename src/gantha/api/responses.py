@@ -61,13 +61,28 @@ class BookData(BaseModel):
     ingested_at: str
 
 
+class StoreData(BaseModel):
+    """Which index a server reads: a folder, or a database (host, port, name; primary or replica, its lag)."""
+
+    engine: str  # embedded | postgresql
+    location: str
+    generation: str = ""  # the index's generation now (changes at every write)
+    serving: str = ""  # the generation of the index the server answers from
+    host: str | None = None
+    port: int | None = None
+    database: str | None = None
+    role: str | None = None  # primary | replica | unreachable
+    replay_lag_seconds: float | None = None
+
+
 class HealthData(BaseModel):
-    status: str  # ok | degraded (some side file unreadable: see problems)
+    status: str  # ok | degraded (a side file unreadable, a replica lagging or detached, the database gone)
     version: str
     passages: int
     books: int
     corpora: list[str]
     problems: list[str] = []
+    store: StoreData | None = None
     # meaning search: the embedder of each language's vector route, and the background upgrade's progress
     # (state, rows_done, rows, percent, rows_per_s, seconds_left, complete) while one runs or ran
     embedders: dict[str, str] = {}

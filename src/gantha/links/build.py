@@ -24,7 +24,7 @@ from gantha.store.links import LinkRow
 from gantha.text.citations import Target, resolve
 
 CORPUS = "cst"
-VERSION = 1  # raise when links are computed differently: every index rebuilds them
+VERSION = 2  # raise when links are computed differently: every index rebuilds them
 KINDS = ("comments", "cites", "parallel")  # what a rebuild replaces (curated parallels are loaded apart)
 
 
@@ -240,7 +240,7 @@ def _parallels(facts: dict[str, BookFacts]) -> list[LinkRow]:
                 seq_a,
                 book_b,
                 seq_b,
-                float(n + parallels.K - 1),  # the words of the shared stretches (a single run: its length)
+                round(float(n), 2),  # the shared stretches, each weighed by its rarity
             )
         )
     return rows

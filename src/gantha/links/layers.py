@@ -8,7 +8,8 @@ share the group ``vin02``), plus a table for the books whose names do not say it
 commentary's numbered paragraphs are aligned to its root's by number, in reading order: the heaviest
 increasing chain of equal numbers, so restarted numberings (the Jātaka's nipātas, a commentary spanning
 four Vinaya books) land in the right run; a number left over (a commentary that quotes verses 1–7 and
-then explains them) goes to the nearest root paragraph with that number.
+then explains them) goes to the nearest root paragraph with that number. A few root paragraphs carry a
+number written twice by a slip the commentary does not follow (``SLIPS``): it counts on from there.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ EXPLICIT: dict[str, tuple[tuple[str, ...], Role]] = {
     "e0810n.nrf": (("e0809n.nrf",), "tika"),  # Abhidhānappadīpikāṭīkā
     "e0812n.nrf": (("e0811n.nrf",), "tika"),  # Subodhālaṅkāraṭīkā
 }
+# root paragraphs whose number repeats the one before by a slip: their commentary counts on, one ahead. Only
+# where the texts show it: elsewhere a repeated number (Thag 1204~2, Paṭis 10~5, Sp 102~2) is followed.
+SLIPS: frozenset[tuple[str, str]] = frozenset({("s0505m.mul", "274~2")})  # Suttanipāta: two verses 274
 # commentaries that cannot be paired by their numbers, and why
 UNPAIRED: dict[str, str] = {
     "e0301n.nrf": "its paragraph numbers do not follow the Abhidhammatthasaṅgaha (abh07t.nrf) it explains",
@@ -160,8 +164,8 @@ class Match:
 def align(child: Sequence[Numbered], parent: Sequence[Numbered]) -> list[Match]:
     """Match commentary paragraphs to root paragraphs by number (see the module docstring)."""
     by_number: dict[int, list[int]] = defaultdict(list)
-    for j, p in enumerate(parent):
-        for n in range(p.first, min(p.last, p.first + 50) + 1):
+    for j, (first, last) in enumerate(_counted(parent)):
+        for n in range(first, min(last, first + 50) + 1):
             by_number[n].append(j)
 
     def candidates(c: Numbered) -> list[int]:
@@ -179,6 +183,19 @@ def align(child: Sequence[Numbered], parent: Sequence[Numbered]) -> list[Match]:
         if near:
             matches[i] = Match(c, parent[min(near, key=lambda j: abs(j - reference))], nearest=True)
     return [matches[i] for i in sorted(matches)]
+
+
+def _counted(parent: Sequence[Numbered]) -> list[tuple[int, int]]:
+    """The numbers a commentary counts the root's paragraphs by: after a slip (``SLIPS``) it counts on, one
+    ahead of the root until the numbering starts again."""
+    out, shift = [], 0
+    for j, p in enumerate(parent):
+        if j and p.first < parent[j - 1].first:
+            shift = 0  # a new numbering run
+        elif (p.book, p.para) in SLIPS:
+            shift += 1
+        out.append((p.first + shift, p.last + shift))
+    return out
 
 
 def _bisect_left(placed: list[tuple[int, int]], i: int) -> int:

@@ -133,6 +133,8 @@ class Research(
         """Search, expanding ``lemma`` to its attested forms and compounds first; explain an empty answer.
         Above paragraphs (granularity book, chapter, sutta, section, auto): whole texts by their evidence."""
         check_query(req.q)
+        if req.comments_on and not req.within:  # the commentary paragraphs on those root paragraphs
+            req = req.model_copy(update={"within": self.commentaries_on(req.comments_on)})
         if req.granularity in (*LEVELS, "auto"):
             return self.search_nodes(req, lemma)
         return self.pipeline.search(req, lemma)

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from gantha.links import layers
-from gantha.links.parallels import shared_span
+from gantha.links.parallels import shared_span, work
 from gantha.model import Passage
 from gantha.search.service import SearchError
 from gantha.store.links import LinkRow
@@ -44,6 +44,7 @@ class LinkItem(BaseModel):
     words: int | None = None  # parallels: the words of the longest stretch shared
     shared: str | None = None  # parallels: that stretch, as the linked paragraph writes it
     curated: bool | None = None  # parallels: listed by SuttaCentral, not found by comparing the texts
+    same_work: bool | None = None  # parallels: repeated within the same work (mostly a refrain), ranked last
     url: str | None = None  # a curated parallel outside the index: where to read it
     reading: str | None = None  # variants: the other editions' reading
     replaces: str | None = None  # variants: the word of this text it stands for
@@ -117,6 +118,19 @@ class LinkVerbs:
         if not self.store.link_counts():
             result.notes.append("this index has no links yet: ingest the CST again (`gantha ingest cst PATH`)")
         return result
+
+    def commentaries_on(self, references: list[str]) -> list[str]:
+        """The coordinates of every aṭṭhakathā and ṭīkā paragraph on these root paragraphs (``vin02m3.mul/75-110``,
+        ``cst/vin02m3.mul/75``, ``MN 10``), each with the paragraphs continuing it."""
+        found: dict[str, None] = {}
+        for reference in references:
+            written = reference.strip()
+            if "/" in written and not written.startswith("cst/"):
+                written = f"cst/{written}"
+            passages, _ = self._linked_span(written)
+            for layer in ("atthakatha", "tika"):
+                found.update((i.coordinate, None) for i in self._commentaries(passages, layer) if i.coordinate)
+        return list(found)
 
     def _linked_span(self, coordinate: str) -> tuple[list[Passage], str | None]:
         """The Pali paragraphs a coordinate, a range (``cst/vin02m3.mul/75-110``) or a named text (``MN 10``) holds."""
@@ -221,8 +235,10 @@ class LinkVerbs:
 
     def _parallels(self, passages: list[Passage]) -> list[LinkItem]:
         """SuttaCentral's curated parallels of the named texts holding these paragraphs, then the paragraphs
-        repeating a stretch of them (outside them), the texts that share most first."""
+        repeating a stretch of them (outside them): those of other works before the refrains of their own,
+        the texts that share most first."""
         inside = {p.coordinate for p in passages}
+        ours = {work(p.book) for p in passages}
         best: dict[str, tuple[float, str, str, int]] = {}  # other paragraph → (words, paragraph of ours, book, seq)
         for r in self.store.links_from(list(inside), "parallel"):
             if r.dst not in inside and r.weight > best.get(r.dst, (0.0,))[0]:
@@ -236,7 +252,8 @@ class LinkVerbs:
             text = self.store.text_at("cst", book, seq)
             named[coordinate] = text.label if text else None
             by_text[named[coordinate] or coordinate] += weight
-        ranked = sorted(best, key=lambda c: (-by_text[named[c] or c], -best[c][0], c))
+        same = {c: work(best[c][2]) in ours for c in best}
+        ranked = sorted(best, key=lambda c: (same[c], -by_text[named[c] or c], -best[c][0], c))
         items = [
             LinkItem(
                 coordinate=c,
@@ -244,7 +261,8 @@ class LinkVerbs:
                 reference=named[c],
                 words=int(best[c][0]),
                 curated=False,
-                reason="repeats a stretch of its text",
+                same_work=same[c],
+                reason="repeats a stretch of its text" + (" (in the same work)" if same[c] else ""),
             )
             for c in ranked
         ]
@@ -321,4 +339,4 @@ class LinkVerbs:
             item.text = p.text[:SHORT] + ("…" if len(p.text) > SHORT else "")
             if kind == "parallels" and not item.curated and item.of in asked:
                 item.shared, item.words = shared_span(asked[item.of].text, p.text)
-                item.reason = f"repeats {item.words} words of it"
+                item.reason = f"repeats {item.words} words of it" + (" (in the same work)" if item.same_work else "")

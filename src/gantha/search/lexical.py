@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from gantha import deadline
-from gantha.model import Bucket, QueryInfo, SearchRequest, SearchResponse
+from gantha.model import Bucket, Hit, QueryInfo, SearchRequest, SearchResponse
 from gantha.search.counts import Counted, Kept, LemmaCounter
 from gantha.search.highlight import snippet
 from gantha.search.plan import Planner, canonical_forms
@@ -18,6 +18,7 @@ from gantha.search.present import Presenter
 from gantha.search.words import Family
 from gantha.store.base import StoreHit, StoreQuery
 from gantha.text.pali import WORD_RE, canon, canon_word, fold
+from gantha.text.variants import readings as variant_readings
 
 LEMMA_WINDOW = 100  # the best matches of a lemma search by BM25 over its forms, re-ranked by its frequency
 BM25_K1, BM25_B = 1.2, 0.75
@@ -58,8 +59,27 @@ class LexicalSearch:
                 hit.matched = list(dict.fromkeys(w for w in map(canon_word, WORD_RE.findall(p.text)) if w in every))
                 hit.in_compound = any(w in compounds for w in hit.matched)
             hits.append(hit)
+        if req.variants and hits:
+            self._mark_variants(req, page, hits, sq)
+        if req.comments_on:
+            info.comments_on = {"roots": req.comments_on, "paragraphs": len(req.within)}
         total, buckets = counted()
         return SearchResponse.timed(started, total, hits, info, aggregations=buckets)
+
+    def _mark_variants(self, req: SearchRequest, page: list[StoreHit], hits: list[Hit], sq: StoreQuery) -> None:
+        """Which hits of a search in the variant readings were found only there, and the readings that hold
+        a searched word."""
+        plain, _, _ = self.planner.plan(req.model_copy(update={"variants": False, "offset": 0, "limit": len(page)}))
+        plain.ids, plain.aggregate = [h.passage.doc_id for h in page], ()
+        in_text = {h.passage.doc_id for h in self.store.search(plain).hits}
+        in_variants = [c for group in sq.alternatives for c in group if c.field.startswith("variants_")]
+        searched = {t for c in in_variants for t in [*c.tokens, *(w for g in c.groups for w in g)]}
+        analyse = fold if any(c.field == "variants_fold" for c in in_variants) else canon
+        for h, hit in zip(page, hits, strict=True):
+            hit.variant_only = h.passage.doc_id not in in_text
+            readings = [r.text for note in h.passage.notes for r in variant_readings(note)]
+            held = [r for r in readings if {analyse(w) for w in WORD_RE.findall(r)} & searched]
+            hit.variant_readings = held or None
 
     def _by_lemma(
         self, sq: StoreQuery, family: Family, info: QueryInfo

@@ -165,7 +165,7 @@ class Planner:
             raise SearchError("invalid_query", str(exc)) from exc
         info = QueryInfo(original=req.q, mode=req.mode, normalized=normalized, steps=steps, bold_only=req.bold_only)
         forms = list(canonical_forms(tuple(req.forms)))
-        if parsed.empty and not req.page_ref and not forms:
+        if parsed.empty and not req.page_ref and not forms and not req.comments_on:
             raise SearchError("empty_query", "empty query: give words to search for, forms, or a page reference")
         folded = req.mode != SearchMode.EXACT and not forms
         analysed = parsed.analysed(folded)
@@ -222,6 +222,11 @@ class Planner:
             sq.rank_first.append(Clause("bold_exact", own_forms or forms))
         if req.bold_only:  # at least one searched word must stand in bold
             sq.should = list(sq.rank_first)
+        if req.variants:
+            self._variants(sq, info)
+        if req.comments_on:  # the commentary paragraphs on those root paragraphs, in reading order when no words
+            sq.ids = [f"{c}@pali" for c in req.within] or ["none"]
+            sq.order = "reading" if parsed.empty and not forms else sq.order
 
         if req.page_ref:
             ref = parse_page_ref(req.page_ref)
@@ -276,6 +281,24 @@ class Planner:
         if choices:
             sq.alternatives = [list(group) for group in product(*choices)]
         return spelled
+
+    @staticmethod
+    def _variants(sq: StoreQuery, info: QueryInfo) -> None:
+        """Each condition on the text may be met in a variant reading instead (``variants_<field>``): every
+        combination of text and variant per condition becomes a group of ``alternatives`` (at most
+        :data:`MAX_ITI_GROUPS`; past them a condition holds on the text alone)."""
+        info.variants = True
+        own = [c for c in sq.must if c.field == info.field]
+        groups: list[list[Clause]] = [list(g) for g in sq.alternatives] or [[]]
+        kept = [c for c in sq.must if c.field != info.field]
+        for c in own:
+            if len(groups) * 2 > MAX_ITI_GROUPS:
+                kept.append(c)
+                continue
+            groups = [[*g, x] for g in groups for x in (c, replace(c, field=f"variants_{c.field}"))]
+        if len(kept) > len(sq.must) - len(own):
+            info.notes.append("too many words to look for each in the variant readings: the last ones in the text only")
+        sq.must, sq.alternatives = kept, groups
 
     def _spellings(self, word: str, folded: bool) -> list[list[str]]:
         """The word's spellings before iti (``gantha.search.iti``); a dictionary headword's only itself

@@ -6,6 +6,8 @@ matches them. Analysed fields are logical names every backend provides:
 
 * ``fold`` / ``exact`` — passage text, diacritics folded / canonical form as written;
 * ``bold_fold`` / ``bold_exact`` — the same for the bold (defined) terms only;
+* ``variants_fold`` / ``variants_exact`` — the same for the passage's variant readings (its notes): searched,
+  never shown;
 * ``page_refs`` / ``page_starts`` — normalised page keys (``P2.0031``) the passage touches / begins;
 * filter fields ``corpus``, ``book``, ``category``, ``tags``, ``channel``, ``language``, ``granularity``,
   ``primary`` (``yes`` for originals and stand-alone texts, ``no`` for translations aligned to an original).
@@ -63,6 +65,7 @@ class StoreQuery:
     rank_first: list[Clause] = field(default_factory=list)
     scoring: list[Clause] = field(default_factory=list)  # add to the score where they match; select nothing
     filters: dict[str, list[str]] = field(default_factory=dict)
+    ids: list[str] = field(default_factory=list)  # document ids (coordinate@channel) a match must be among
     book_pattern: str | None = None  # regular expression over book ids
     tag_groups: list[list[str]] = field(default_factory=list)  # any group whose tags a passage has all of
     # passages of any of these books (corpus, book), each in any chapter (``()``) or in these chapter numbers
@@ -108,6 +111,10 @@ class BookRecord:
 
 class StoreError(RuntimeError):
     """The index cannot be used (missing, from another version, unreachable, locked)."""
+
+
+class ReadOnlyIndex(StoreError):
+    """The index is read here only (a replica, a read-only role): writes go to the primary."""
 
 
 class IndexBusy(StoreError):

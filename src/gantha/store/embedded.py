@@ -44,10 +44,12 @@ from gantha.store.folder import FolderServices
 from gantha.store.sql import SqliteDatabase
 from gantha.store.tables import TableStore
 from gantha.text.analysis import index_texts
+from gantha.text.variants import variant_text
 
 TOKEN_PATTERN = r"[\p{L}\p{M}\p{N}]+"  # same as gantha.text.pali.WORD_RE
 RANK_FIRST_SCORE = 1000.0
-SCORED_FIELDS = ("fold", "exact", "bold_fold", "bold_exact")  # text fields: a set of words is ranked, not flat
+# text fields: a set of words is ranked, not flat
+SCORED_FIELDS = ("fold", "exact", "bold_fold", "bold_exact", "variants_fold", "variants_exact")
 ZH_TERMS = "zh_terms.txt"  # where an index of an earlier version kept its Chinese terms
 # tantivy releases the GIL: a query's aggregations run beside its ranking (a lemma with thousands of forms
 # evaluates its match set twice, once per collector, so this halves its latency)
@@ -71,14 +73,20 @@ def _schema() -> tantivy.Schema:
         b.add_text_field(name, stored=False, fast=True, tokenizer_name="raw", index_option="basic")
     b.add_integer_field("seq", stored=False, indexed=True, fast=True)
     b.add_integer_field("chapter", stored=False, indexed=True, fast=True)
-    for name in ("fold", "bold_fold"):
-        b.add_text_field(name, stored=False, tokenizer_name="gantha_words")
-    for name in ("exact", "bold_exact"):
+    for name in SCORED_FIELDS:
         b.add_text_field(name, stored=False, tokenizer_name="gantha_words")
     for name in ("page_refs", "page_starts"):
         b.add_text_field(name, stored=False, tokenizer_name="raw", index_option="basic")
     b.add_bytes_field("passage", stored=True)
     return b.build()
+
+
+def _has_field(schema: tantivy.Schema, name: str) -> bool:
+    try:
+        tantivy.Query.term_query(schema, name, "")
+    except ValueError:
+        return False
+    return True
 
 
 def _words_analyzer() -> tantivy.TextAnalyzer:
@@ -96,8 +104,11 @@ class _Compiler:
 
     def __init__(self, schema: tantivy.Schema):
         self.schema = schema
+        self.fields = {name for name in SCORED_FIELDS if _has_field(schema, name)}
 
     def clause(self, c: Clause, scored: bool = True, searcher: tantivy.Searcher | None = None) -> tantivy.Query:
+        if c.field in SCORED_FIELDS and c.field not in self.fields:  # an index made before the field existed
+            return tantivy.Query.empty_query()
         if c.kind == "near":
             return tantivy.Query.const_score_query(self.near(c.field, c.groups, c.distance), 1.0)
         if c.kind == "forms" and scored and searcher is not None:  # each form's BM25 without its rarity
@@ -182,6 +193,8 @@ class _Compiler:
                     if len(terms) == 1
                     else tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms])
                 )
+        if q.ids:
+            filters.append(tantivy.Query.term_set_query(self.schema, "id", q.ids))
         if q.book_pattern:
             filters.append(tantivy.Query.regex_query(self.schema, "book", q.book_pattern + ".*"))
         if q.tag_groups:  # "vinaya,khandhaka;abhidhamma": (vinaya and khandhaka) or abhidhamma
@@ -264,6 +277,8 @@ class EmbeddedStore(FolderServices, TableStore):
             self._init_tables(str(self.path))
             part = self.path / "tantivy"
             self.schema = _schema()
+            if tantivy.Index.exists(str(part)):  # an index of an earlier version may lack the variants' fields
+                self.schema = tantivy.Index.open(str(part)).schema
             self._compiler = _Compiler(self.schema)
             self._index = tantivy.Index(self.schema, str(part), reuse=True)
         except (OSError, ValueError, sqlite3.DatabaseError) as exc:
@@ -338,6 +353,10 @@ class EmbeddedStore(FolderServices, TableStore):
                 bold_folded, bold_exact = index_texts(" \n ".join(p.bold))
                 doc.add_text("bold_fold", bold_folded)
                 doc.add_text("bold_exact", bold_exact)
+            if p.notes and "variants_fold" in self._compiler.fields:  # variant readings: searched, never shown
+                variants_folded, variants_exact = index_texts(variant_text(p.notes))
+                doc.add_text("variants_fold", variants_folded)
+                doc.add_text("variants_exact", variants_exact)
             doc.add_bytes("passage", orjson.dumps(p))
             writer.add_document(doc)
             n += 1

@@ -115,6 +115,33 @@ class Lexicon:
             (word,),
         )
 
+    def first_bases(self, words: list[str]) -> dict[str, str]:
+        """The most frequent base of each analysed word of ``words`` (``bases_of(w)[0][0]`` for many at once)."""
+        best: dict[str, tuple[str, int]] = {}
+        for part in _parts(words):
+            rows = self._query(
+                f"SELECT word, base, SUM(count) FROM analysis WHERE word IN ({','.join('?' * len(part))}) "
+                "GROUP BY word, base",
+                tuple(part),
+            )
+            for word, base, n in rows:
+                if word not in best or n > best[word][1]:
+                    best[word] = (base, n)
+        return {word: base for word, (base, _) in best.items()}
+
+    def entries_of(self, words: list[str]) -> dict[str, list[DictEntry]]:
+        """``entries(w)`` of each of ``words`` that has some, in one query per 500 words."""
+        out: dict[str, list[DictEntry]] = {}
+        for part in _parts(words):
+            rows = self._query(
+                "SELECT word, dictionary, language, pos, grammar, parent, meanings, note, factors "
+                f"FROM dict WHERE word IN ({','.join('?' * len(part))})",
+                tuple(part),
+            )
+            for w, d, lang, pos, g, parent, m, note, fac in rows:
+                out.setdefault(w, []).append(DictEntry(w, d, lang, pos, g, parent, orjson.loads(m), note, fac))
+        return out
+
     def forms_of(self, base: str) -> list[tuple[str, int]]:
         """Words WikiPali analysed as forms of ``base``: (word, occurrences)."""
         return self._query(
@@ -207,3 +234,8 @@ class Lexicon:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _parts(words: list[str], size: int = 500) -> list[list[str]]:
+    unique = list(dict.fromkeys(words))
+    return [unique[i : i + size] for i in range(0, len(unique), size)]

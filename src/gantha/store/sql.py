@@ -15,17 +15,19 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from gantha.store.base import ReadOnlyIndex, StoreError
+
 Dialect = Literal["sqlite", "postgres"]
 _TEXT_TYPE = re.compile(r"\bTEXT\b(?!\s+COLLATE|\[)")
 _BLOB_TYPE = re.compile(r"\bBLOB\b")
 
 
-class DatabaseError(RuntimeError):
+class DatabaseError(StoreError):
     """The database cannot be reached or used."""
 
 
 class Database:
-    """A connection (one per thread for PostgreSQL) with a lock, transactions and bulk inserts."""
+    """A connection (a pool of them for PostgreSQL) with a lock, transactions and bulk inserts."""
 
     dialect: Dialect
 
@@ -104,31 +106,67 @@ class SqliteDatabase(Database):
 
 
 class PostgresDatabase(Database):
-    """A PostgreSQL database by URL; each thread has its own connection (readers never wait on each other)."""
+    """A PostgreSQL database by URL through a pool of connections (``psycopg_pool``): a statement borrows one,
+    a transaction or a session lock keeps its own until it ends. Statements outside a transaction (reads)
+    stop after ``statement_timeout`` seconds (0: never)."""
 
     dialect: Dialect = "postgres"
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, *, statement_timeout: float = 0, pool_size: int = 8, wait: float = 5):
         import psycopg
+        from psycopg_pool import ConnectionPool
 
         self.url = url
         self._psycopg = psycopg
-        self._local = threading.local()
-        self._connections: list[Any] = []
+        self._timeout_ms = int(statement_timeout * 1000)
+        self._pinned = threading.local()  # the connection of this thread's open transaction
+        self._locks: dict[int, Any] = {}  # session advisory locks held: key → the connection holding it
         self._guard = threading.Lock()
-        self._connection()  # fail now if the server cannot be reached
+        try:  # fail now, with the server's own words, if it cannot be reached
+            psycopg.connect(url, connect_timeout=int(wait)).close()
+        except psycopg.Error as exc:
+            raise DatabaseError(f"cannot connect to {redacted(url)}: {exc}") from exc
+        self._pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True},
+            configure=self._configure,
+            check=ConnectionPool.check_connection,
+            timeout=wait,  # a statement waits this long for a connection (the database gone: then it fails)
+            open=True,
+        )
 
-    def _connection(self) -> Any:
-        conn = getattr(self._local, "conn", None)
-        if conn is None or conn.closed:
-            try:
-                conn = self._psycopg.connect(self.url, autocommit=True)
-            except self._psycopg.Error as exc:
-                raise DatabaseError(f"cannot connect to {redacted(self.url)}: {exc}") from exc
-            self._local.conn = conn
-            with self._guard:
-                self._connections.append(conn)
-        return conn
+    def _configure(self, conn: Any) -> None:
+        if self._timeout_ms:
+            conn.execute(f"SET statement_timeout = {self._timeout_ms}")
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A connection for a few statements: this thread's pinned one, else one borrowed from the pool."""
+        pinned = getattr(self._pinned, "conn", None)
+        if pinned is not None:
+            yield pinned
+            return
+        with self._errors(), self._pool.connection() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """psycopg's errors as the store's: unreachable, read-only, stopped at the statement timeout."""
+        from psycopg import errors
+        from psycopg_pool import PoolTimeout
+
+        try:
+            yield
+        except errors.ReadOnlySqlTransaction as exc:
+            raise ReadOnlyIndex(
+                f"{redacted(self.url)} is read-only (a replica or a read-only role): writes go to the primary"
+            ) from exc
+        except errors.QueryCanceled as exc:
+            raise StoreError(f"the database stopped a statement at its timeout ({self._timeout_ms} ms)") from exc
+        except (self._psycopg.OperationalError, PoolTimeout) as exc:
+            raise DatabaseError(f"cannot reach {redacted(self.url)}: {exc}".strip()) from exc
 
     @staticmethod
     def _sql(sql: str, args: Sequence[Any]) -> str:
@@ -136,12 +174,18 @@ class PostgresDatabase(Database):
         return sql.replace("%", "%%").replace("?", "%s") if args else sql
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
-        with self._connection().cursor() as cur:
+        with self.connection() as conn, self._errors(), conn.cursor() as cur:
             cur.execute(self._sql(sql, args), args or None)
             return cur.fetchall()
 
+    def fetch(self, sql: str, args: Sequence[Any] | None = None) -> list[tuple]:
+        """Rows of a statement as written (psycopg's ``%s`` placeholders, no rewriting)."""
+        with self.connection() as conn, self._errors(), conn.cursor() as cur:
+            cur.execute(sql, args)
+            return cur.fetchall()
+
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
-        with self._connection().cursor() as cur:
+        with self.connection() as conn, self._errors(), conn.cursor() as cur:
             cur.execute(self._sql(sql, args), args or None)
             return cur.rowcount
 
@@ -160,14 +204,31 @@ class PostgresDatabase(Database):
     def copy(self, table: str, rows: Iterable[Sequence[Any]], columns: Sequence[str] = ()) -> None:
         """Bulk load with COPY (the fastest way in)."""
         names = f" ({', '.join(columns)})" if columns else ""
-        with self._connection().cursor() as cur, cur.copy(f"COPY {table}{names} FROM STDIN") as copy:
+        with (
+            self.connection() as conn,
+            self._errors(),
+            conn.cursor() as cur,
+            cur.copy(f"COPY {table}{names} FROM STDIN") as copy,
+        ):
             for row in rows:
                 copy.write_row(row)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        with self._connection().transaction():
-            yield
+        pinned = getattr(self._pinned, "conn", None)
+        if pinned is not None:  # nested: a savepoint in the outer one
+            with self._errors(), pinned.transaction():
+                yield
+            return
+        with self._errors(), self._pool.connection() as conn:
+            self._pinned.conn = conn
+            try:
+                with conn.transaction():
+                    if self._timeout_ms:  # writes (a vocabulary, a lexicon) run as long as they take
+                        conn.execute("SET LOCAL statement_timeout = 0")
+                    yield
+            finally:
+                self._pinned.conn = None
 
     def script(self, ddl: str) -> None:
         """Run the schema statements unless everything they create exists already, so that a role
@@ -184,17 +245,32 @@ class PostgresDatabase(Database):
         super().script(ddl)
 
     def advisory_lock(self, key: int) -> bool:
-        """Take a session-level advisory lock if free (held until released or the connection closes)."""
-        return bool(self.query("SELECT pg_try_advisory_lock(?)", (key,))[0][0])
+        """Take a session-level advisory lock if free: a connection of the pool holds it until released."""
+        with self._guard:
+            if key in self._locks:
+                return False
+            with self._errors():
+                conn = self._pool.getconn()
+            if conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
+                self._locks[key] = conn
+                return True
+            self._pool.putconn(conn)
+            return False
 
     def advisory_unlock(self, key: int) -> None:
-        self.query("SELECT pg_advisory_unlock(?)", (key,))
+        with self._guard:
+            conn = self._locks.pop(key, None)
+        if conn is not None:
+            with contextlib.suppress(self._psycopg.Error):
+                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+            self._pool.putconn(conn)
 
     def close(self) -> None:
         with self._guard:
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
+            for conn in self._locks.values():
+                self._pool.putconn(conn)
+            self._locks.clear()
+        self._pool.close()
 
 
 _CREATED = re.compile(r"CREATE (?:TABLE|INDEX|UNIQUE INDEX|SEQUENCE) IF NOT EXISTS (\w+)", re.IGNORECASE)

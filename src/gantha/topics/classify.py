@@ -123,15 +123,29 @@ class PaliGloss:
         if self.lexicon is None:
             return ""
         bases = [b for b, _, _ in self.lexicon.bases_of(word)[:1]] or [word]
-        for base in bases:
-            for entry in self.lexicon.entries(base):
-                if entry.language == "en" and entry.meanings:
-                    meaning = re.sub(r"\(.*?\)|\[.*?\]", "", entry.meanings[0])
-                    return " ".join(re.split(r"[;,]", meaning)[0].split()[: self.WORDS])
+        return self._english(self.lexicon.entries(bases[0]))
+
+    def _english(self, entries: list) -> str:
+        for entry in entries:
+            if entry.language == "en" and entry.meanings:
+                meaning = re.sub(r"\(.*?\)|\[.*?\]", "", entry.meanings[0])
+                return " ".join(re.split(r"[;,]", meaning)[0].split()[: self.WORDS])
         return ""
 
+    def _prefetch(self, words: list[str]) -> None:
+        """Gloss the words not glossed yet in a few queries (a database lexicon answers each in a round trip)."""
+        new = [w for w in dict.fromkeys(words) if w not in self._cache]
+        if self.lexicon is None or not new:
+            return
+        bases = self.lexicon.first_bases(new)
+        entries = self.lexicon.entries_of([bases.get(w, w) for w in new])
+        for w in new:
+            self._cache[w] = self._english(entries.get(bases.get(w, w), []))
+
     def __call__(self, text: str) -> str:
-        return " ".join(m for w in WORD_RE.findall(text.lower()) if (m := self.word(w)))
+        words = WORD_RE.findall(text.lower())
+        self._prefetch(words)
+        return " ".join(m for w in words if (m := self.word(w)))
 
 
 @dataclass

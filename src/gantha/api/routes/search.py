@@ -93,6 +93,14 @@ def router(index: LiveIndex) -> APIRouter:
             bool, Query(description="with lemma: its derivatives match too (pārivāsika of parivāsa)")
         ] = True,
         order: Annotated[str, Query(pattern="^(score|reading)$", description="score or reading order")] = "score",
+        variants: Annotated[bool, Query(description="look in the variant readings of other editions too")] = False,
+        comments_on: Annotated[
+            str | None,
+            Query(
+                max_length=1000,
+                description="only the commentaries on these root paragraphs, comma-separated: vin02m3.mul/75-110",
+            ),
+        ] = None,
         fields: Annotated[
             str | None, Query(description="comma-separated hit fields to keep, e.g. coordinate,book,path,snippet")
         ] = None,
@@ -132,6 +140,8 @@ def router(index: LiveIndex) -> APIRouter:
             compounds=compounds,
             derivatives=derivatives,
             order=order,
+            variants=variants,
+            comments_on=comma_list(comments_on),
             related_id=related_id,
         )
         data, query_info = answer(research, req, lemma=lemma, similar=similar, min_similarity=min_similarity)

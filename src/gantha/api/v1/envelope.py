@@ -35,6 +35,7 @@ CODES: dict[str, int] = {
     "index_unavailable": 2031,
     "deadline_exceeded": 2032,
     "admin_disabled": 2033,
+    "read_only": 2034,
 }
 MEANINGS: dict[int, str] = {
     0: "ok (HTTP 200; 202 when a task was queued)",
@@ -54,6 +55,7 @@ MEANINGS: dict[int, str] = {
     2031: "the index cannot be read",
     2032: "the request stopped at its deadline (GANTHA_REQUEST_TIMEOUT)",
     2033: "the admin routes are off (GANTHA_ADMIN_KEY unset)",
+    2034: "this server reads a read-only database (a replica): writes go to the server on the primary",
 }
 
 

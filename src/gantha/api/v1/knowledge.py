@@ -10,9 +10,9 @@ from collections import Counter
 
 from fastapi import APIRouter, Depends
 
-from gantha import __version__
 from gantha.api.live import LiveIndex
 from gantha.api.routes.search import answer, check_page
+from gantha.api.routes.status import health_data
 from gantha.api.v1.documents import require_key
 from gantha.api.v1.envelope import Reply, answers
 from gantha.api.v1.models import (
@@ -35,16 +35,7 @@ def router(index: LiveIndex) -> APIRouter:
 
     @api.get("/health", summary="Index status (for a health check: no key)")
     def health() -> Reply[HealthData]:
-        research = index.research()
-        store = research.store
-        data = HealthData(
-            status="degraded" if research.problems else "ok",
-            version=__version__,
-            passages=store.count(),
-            books=len(store.books()),
-            corpora=sorted({r.info.corpus for r in store.books(channel=None).values()}),
-            problems=research.problems,
-        )
+        data = health_data(index)
         return Reply(data=data, message=data.status)
 
     @api.post(

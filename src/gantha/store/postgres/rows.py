@@ -1,0 +1,143 @@
+"""A passage as a row of ``docs`` in COPY's text format: its analysed fields as ``tsvector`` literals.
+
+The tokens are exactly those the embedded store indexes (:func:`gantha.text.analysis.index_texts`, cut into
+words as tantivy's tokenizer cuts them, lower-cased, words of 120 bytes or more left out), each at its
+position (1-based; PostgreSQL keeps positions up to 16,383 and 256 of them per word). A field's length is
+tantivy's field norm (the token count, rounded down to one of 256 steps), so that BM25 sees the same lengths.
+
+The ``_top`` vector of a long text field holds the tokens whose BM25 term weight in the passage,
+``tf·(k1+1) / (tf + k1·(1 − b + b·len/avg))`` at a nominal average length of :data:`TIER_AVG` words, is at
+least :data:`TIER_WEIGHT` (of 2.2 at most): a word repeated in its passage, or standing in a short one, with
+its frequency as its one position, and beside it ``word!1`` if its weight reaches 1.75 and ``word!2`` if 1.9.
+The ranking of a frequent word starts from these passages (see :mod:`gantha.store.postgres.compiler`).
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+
+import orjson
+
+from gantha.model import Passage
+from gantha.store.postgres.schema import FIELDS
+from gantha.text.analysis import index_texts
+from gantha.text.pali import WORD_RE
+from gantha.text.variants import variant_text
+
+BM25_K1, BM25_B = 1.2, 0.75
+LONGEST_TOKEN = 120  # bytes: the embedded analyzer drops longer tokens
+MAX_POSITION, MAX_POSITIONS = 16383, 256  # PostgreSQL's limits on a tsvector's positions
+TIER_AVG, TIER_WEIGHT = 20.0, 1.4  # the CST's paragraphs average 19 words
+TIER_MARKS = (1.75, 1.9)  # the weights from which a _top word is marked heavier (level 1, 2)
+
+
+def _fieldnorms() -> list[int]:
+    """The field lengths BM25 sees in tantivy, which keeps a length in one byte: exact up to 40, then eight
+    steps per doubling (40, 42 … 56, 60 … 88, 96 …); a length counts as the largest of these not above it."""
+    out, value, step = list(range(41)), 40, 2
+    while len(out) < 256:
+        for _ in range(min(8, 256 - len(out))):
+            value += step
+            out.append(value)
+        step *= 2
+    return out
+
+
+FIELDNORMS = _fieldnorms()
+
+
+def fieldnorm(length: int) -> int:
+    return FIELDNORMS[bisect_right(FIELDNORMS, length) - 1]
+
+
+def copy_text(value: str) -> str:
+    """A value in COPY's text format."""
+    return value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def copy_array(values: list[str]) -> str:
+    """A text array in COPY's text format."""
+    quoted = ('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values)
+    return copy_text("{" + ",".join(quoted) + "}")
+
+
+def lexeme(token: str) -> str:
+    """A token quoted for a tsvector or tsquery literal."""
+    return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def words(text: str) -> list[str | None]:
+    """The words of an analysed text by position, as the embedded store's tokenizer cuts them (None: a word too
+    long to index, which keeps its position)."""
+    return [w if len(w) < 30 or len(w.encode()) < LONGEST_TOKEN else None for w in WORD_RE.findall(text.lower())]
+
+
+def vector(tokens: list[str | None], tiered: bool) -> tuple[str, int, str]:
+    """A field's tsvector literal, its length (field norm) and its ``_top`` literal (empty unless ``tiered``).
+    The tokens are letters, marks and digits: quoted as they are, nothing to escape for COPY."""
+    where: dict[str | None, list[int]] = {}
+    for i, t in enumerate(tokens, start=1):
+        if t in where:
+            where[t].append(i)
+        else:
+            where[t] = [i]
+    where.pop(None, None)
+    if len(tokens) > MAX_POSITION or any(len(p) > MAX_POSITIONS for p in where.values()):  # PostgreSQL's limits
+        where = {t: sorted({min(i, MAX_POSITION) for i in p})[:MAX_POSITIONS] for t, p in where.items()}
+    length = fieldnorm(len(tokens) - tokens.count(None))
+    literal = " ".join([f"'{t}':{','.join(map(str, p))}" for t, p in where.items()])
+    top = ""
+    if tiered and where:
+        k = BM25_K1 * (1 - BM25_B + BM25_B * length / TIER_AVG)
+        least = max(1, math.ceil(TIER_WEIGHT * k / (BM25_K1 + 1 - TIER_WEIGHT) - 1e-9))  # the tf reaching the weight
+        top = " ".join([_top(t, len(p), k) for t, p in where.items() if len(p) >= least])
+    return literal, length, top
+
+
+def _top(token: str, tf: int, k: float) -> str:
+    """A heavy word of a passage in its ``_top`` vector (its frequency as its position), with a marker word
+    ``token!1`` when it weighs at least 1.75, and ``token!2`` at least 1.9, for the most frequent words."""
+    weight = tf * (BM25_K1 + 1) / (tf + k)
+    marks = "".join(f" '{token}!{level}'" for level, least in enumerate(TIER_MARKS, start=1) if weight >= least)
+    return f"'{token}':{tf}{marks}"
+
+
+def keys(values: list[str]) -> tuple[str, int, str]:
+    """A raw field's tsvector: each value one token, in order."""
+    unique = list(dict.fromkeys(values))
+    return " ".join(f"{lexeme(v)}:{i}" for i, v in enumerate(unique[:MAX_POSITION], start=1)), len(unique), ""
+
+
+def analysed(p: Passage) -> dict[str, tuple[str, int, str]]:
+    """Every analysed field of a passage: name → (tsvector, length, top)."""
+    texts: dict[str, str] = {}
+    texts["fold"], texts["exact"] = index_texts(p.text)
+    if p.bold:
+        texts["bold_fold"], texts["bold_exact"] = index_texts(" \n ".join(p.bold))
+    if p.notes:  # variant readings: searched, never shown
+        texts["variants_fold"], texts["variants_exact"] = index_texts(variant_text(p.notes))
+    out = {}
+    for f in FIELDS:
+        if not f.text:
+            out[f.name] = keys(getattr(p, f.name))
+        elif f.name in texts:
+            out[f.name] = vector(words(texts[f.name]), f.tiered)
+        else:
+            out[f.name] = ("", 0, "")
+    return out
+
+
+def doc_row(number: int, unit: int, p: Passage) -> str:
+    """The passage's line for ``COPY docs (DOC_COLUMNS)``."""
+    head = (number, p.doc_id, unit, p.corpus, p.book, p.category, p.channel, p.granularity)
+    line = "\t".join(copy_text(str(v)) for v in head)
+    line += f"\t{'t' if p.primary else 'f'}\t{copy_array(sorted({p.language, p.language.split('-')[0]}))}"
+    line += f"\t{copy_array(p.tags)}\t{p.seq}\t{p.chapter}\t{copy_text(orjson.dumps(p).decode())}"
+    fields = analysed(p)
+    for f in FIELDS:
+        literal, length, top = fields[f.name]
+        line += f"\t{literal if f.text else copy_text(literal)}\t{length}"  # words need no escaping
+        if f.tiered:
+            line += f"\t{top}"
+    return line + "\n"

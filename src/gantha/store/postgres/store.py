@@ -1,0 +1,389 @@
+"""The PostgreSQL store: the whole index in one database that several gantha servers share.
+
+PostgreSQL is the search engine here: passages are rows of ``docs`` whose analysed fields are ``tsvector``
+columns with GIN indexes (:mod:`~gantha.store.postgres.schema`), queries are ``tsquery`` conditions ranked
+by BM25 in SQL (:mod:`~gantha.store.postgres.compiler`), totals and aggregations a ``GROUP BY`` over the
+matches, vectors pgvector rows with an HNSW index (:mod:`~gantha.store.postgres.vectors`). Side tables, the
+lexicon and the task queue live beside them (:mod:`gantha.store.tables`).
+
+One writer at a time (an advisory lock; another gets :class:`IndexBusy`) in one open transaction
+(:mod:`~gantha.store.postgres.writer`); readers never wait, through a pool of connections whose statements
+stop at ``GANTHA_PG_STATEMENT_TIMEOUT``. A server may read from a streaming replica: :meth:`database` says
+which database it reads, whether a replica, how far behind, and writes there are refused
+(:class:`ReadOnlyIndex`).
+
+Needs PostgreSQL 13+ with the ``vector`` (pgvector) and ``pg_trgm`` extensions available; the writer's
+role must be able to create tables (and the extensions, unless an administrator created them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+from platformdirs import user_data_dir
+
+from gantha import deadline
+from gantha.model import Passage
+from gantha.store import vocabulary
+from gantha.store.base import BookRecord, StoreError, StoreHit, StoreQuery, StoreResult, Vectors, chapter_key
+from gantha.store.lexicon import Lexicon
+from gantha.store.postgres.compiler import Plan, Stats, lit, scored_words
+from gantha.store.postgres.schema import FIELD_IDS, FIELDS, SCHEMA
+from gantha.store.postgres.vectors import PgVectors
+from gantha.store.postgres.writer import STATS, TASK_LOCK, WRITER_LOCK, Writer
+from gantha.store.queue import TaskQueue
+from gantha.store.sql import PostgresDatabase, redacted
+from gantha.store.tables import TableStore
+from gantha.store.vocabulary import LAST
+
+_COUNTER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-pg-count")  # counts beside the page
+
+
+class PostgresStore(TableStore):
+    """Store in a PostgreSQL database (see module docstring)."""
+
+    def __init__(self, url: str, *, create: bool = True):
+        from gantha.config import settings
+
+        self.url = url
+        self.location = redacted(url)
+        config = settings()
+        try:
+            self.db = PostgresDatabase(url, statement_timeout=config.pg_statement_timeout, pool_size=config.pg_pool)
+            if not create and not self.db.query("SELECT to_regclass('docs')")[0][0]:
+                raise StoreError(f"no index in {self.location} (run `gantha ingest … --store URL` first)")
+            if self.db.query("SELECT to_regclass('postings')")[0][0]:
+                raise StoreError(
+                    f"the index in {self.location} was made by an earlier gantha (postings tables): ingest into a "
+                    "new database"
+                )
+            with self.db.transaction():
+                self.db.execute("SELECT pg_advisory_xact_lock(?)", (WRITER_LOCK + 1,))  # one schema creator
+                self.db.script(SCHEMA)
+            self._init_tables(self.location)
+            self.lexicon()  # their tables too, made on the primary before a replica copies them
+            self.tasks()
+        except StoreError:
+            raise
+        except Exception as exc:  # psycopg errors: missing extension, no privilege …
+            if type(exc).__module__.startswith("psycopg"):
+                raise StoreError(f"cannot open the index in {self.location}: {exc}") from exc
+            raise
+        self._writer = Writer(url, self.location)
+        self._changed = False
+        self._chapter_titles: dict[tuple[str, str, int], str] = {}
+        self._stats: tuple[str, Stats] | None = None  # by generation
+        self._units: dict[int, tuple[str, str, str, int, str, str]] = {}
+        self._units_read = ""  # the generation the units were read at
+
+    # --- writing -----------------------------------------------------------------------------------
+
+    @property
+    def writer(self) -> Any:
+        """The writer's connection (taking the writer's lock: IndexBusy if another process holds it)."""
+        return self._writer.conn
+
+    def add(self, passages: Iterable[Passage]) -> int:
+        """Write the passages in the writer's transaction."""
+
+        def watched() -> Iterator[Passage]:
+            for p in passages:
+                self._changed |= p.channel == vocabulary.CHANNEL
+                yield p
+
+        return self._writer.add(watched())
+
+    def delete_book(self, corpus: str, book: str, channel: str = "pali") -> None:
+        self._changed |= channel == vocabulary.CHANNEL
+        self._writer.delete_book(corpus, book, channel)
+        self._unrecord_book(corpus, book, channel)
+        self._forget()
+        self._chapter_titles.clear()
+
+    def delete(self, coordinates: Iterable[str], channel: str = "pali") -> None:
+        ids = [f"{c}@{channel}" for c in coordinates]
+        if ids:
+            self._changed |= channel == vocabulary.CHANNEL
+            self._writer.delete_where("doc_id = ANY(?)", (ids,))
+
+    def commit(self, books: Iterable[BookRecord] = ()) -> None:
+        if self._changed:
+            self.mark_vocabulary_stale()
+        self._writer.commit()
+        self._record_books(list(books))  # only after the documents are durable: a crash re-ingests the book
+        self._bump()
+        self._forget()
+        self._chapter_titles.clear()
+
+    def finish(self) -> None:
+        """Release the writer (building the indexes a first ingest left to the end) and tabulate the vocabulary
+        if documents changed."""
+        self._writer.close(finished=True)  # nothing uncommitted is kept
+        if self._changed or self.vocabulary_due():
+            self.rebuild_vocabulary()
+            import psycopg
+
+            with psycopg.connect(self.url, autocommit=True) as conn:  # fresh statistics for the planner
+                for table in ("docs", "lexemes"):
+                    conn.execute(f"VACUUM (ANALYZE) {table}")
+            self._changed = False
+            self._bump()
+
+    def _bump(self) -> None:
+        """Tell the readers of every server that the index changed."""
+        self.db.execute(
+            "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE "
+            "SET value = (CAST(meta.value AS BIGINT) + 1)::text"
+        )
+
+    def close(self) -> None:
+        self._writer.close()
+        self.db.close()
+
+    # --- searching ---------------------------------------------------------------------------------
+
+    def count(self) -> int:
+        return self._collection().docs
+
+    def _collection(self) -> Stats:
+        """BM25's statistics of the index as committed (read again when the generation changes)."""
+        generation = self.generation()
+        if self._stats is None or self._stats[0] != generation:
+            row = self.get_meta(STATS)
+            stats = orjson.loads(row) if row else {"docs": 0, "lengths": {}}
+            docs = int(stats["docs"])
+            avg = {f.name: stats["lengths"].get(f.name, 0) / max(docs, 1) for f in FIELDS}
+            self._stats = (generation, Stats(docs, avg))
+        return self._stats[1]
+
+    def _df(self, words: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+        """Document frequencies of (field, word) pairs."""
+        if not words:
+            return {}
+        pairs = sorted(words)
+        rows = self.db.fetch(
+            "SELECT l.field, l.lexeme, l.df FROM lexemes l JOIN unnest(%s::smallint[], %s::text[]) w(f, t) "
+            "ON l.field = w.f AND l.lexeme = w.t",
+            ([FIELD_IDS[f] for f, _ in pairs], [t for _, t in pairs]),
+        )
+        names = {i: name for name, i in FIELD_IDS.items()}
+        return {(names[f], t): int(n) for f, t, n in rows}
+
+    def _expand(self, field: str, kind: str, part: str) -> list[str]:
+        """The words of a field's vocabulary ending with (``suffix``) or holding (``infix``) ``part``, found by
+        the trigram index of ``lexemes``."""
+        escaped = part.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        pattern = f"%{escaped}" if kind == "suffix" else f"%{escaped}%"
+        rows = self.db.fetch(
+            "SELECT lexeme FROM lexemes WHERE field = %s AND lexeme LIKE %s AND df > 0", (FIELD_IDS[field], pattern)
+        )
+        return sorted(r[0] for r in rows)
+
+    def search(self, q: StoreQuery) -> StoreResult:
+        """The count (grouped by unit) beside the page: two statements on two connections."""
+        deadline.check()
+        plan = Plan(q, self._collection(), self._df(scored_words(q)), self._expand)
+        if q.limit == 0:
+            total, aggregations = self._counted(plan)
+            return StoreResult(total, [], aggregations)
+        counting = _COUNTER.submit(self._counted, plan)
+        try:
+            if q.order == "reading":
+                rows = self.db.fetch(plan.reading())
+            else:  # from the heaviest passages of frequent words, if they fill the page, else from wider
+                rows, need, tiers = [], q.offset + q.limit, plan.tiers()
+                first_only = bool(tiers and q.rank_first) and self.db.fetch(plan.first_count())[0][0] >= need
+                for tier in [*tiers, None]:
+                    rows = self.db.fetch(plan.page(tier, first_only=first_only))
+                    if tier is None or (rows and rows[0][3] >= need):
+                        break
+        finally:
+            total, aggregations = counting.result()
+        reading = q.order == "reading"
+        hits = [
+            StoreHit(Passage(**orjson.loads(passage)), 1.0 if reading else float(score), bool(first and q.rank_first))
+            for _, score, first, _, passage in rows
+        ]
+        return StoreResult(total, hits, aggregations)
+
+    def _counted(self, plan: Plan) -> tuple[int, dict[str, list[tuple[str, int]]]]:
+        """The total and the aggregations (book, category, chapter, channel) of the plan's matches."""
+        counts = self.db.fetch(plan.count())
+        if any(unit not in self._units for unit, _ in counts):
+            self._load_units()
+        sums: dict[str, dict[str, int]] = {name: {} for name in plan.q.aggregate}
+        for unit, n in counts:
+            _, book, category, chapter, channel, _ = self._units[unit]
+            keys = {"book": book, "category": category, "chapter": chapter_key(book, chapter), "channel": channel}
+            for name, bucket in sums.items():
+                bucket[keys[name]] = bucket.get(keys[name], 0) + n
+        aggregations = {name: sorted(b.items(), key=lambda kv: (-kv[1], kv[0])) for name, b in sums.items()}
+        return sum(n for _, n in counts), aggregations
+
+    # --- reading -----------------------------------------------------------------------------------
+
+    def _passages(self, where: str, args: tuple, order: str = "seq") -> list[Passage]:
+        rows = self.db.query(f"SELECT passage FROM docs WHERE {where} ORDER BY {order}", args)
+        return [Passage(**orjson.loads(r[0])) for r in rows]
+
+    def get(self, coordinates: list[str], channel: str = "pali") -> dict[str, Passage]:
+        found = self.get_ids([f"{c}@{channel}" for c in coordinates])
+        return {p.coordinate: p for p in found.values()}
+
+    def get_ids(self, doc_ids: list[str]) -> dict[str, Passage]:
+        if not doc_ids:
+            return {}
+        return {p.doc_id: p for p in self._passages("doc_id = ANY(?)", (list(doc_ids),), "id")}
+
+    def chapter(self, corpus: str, book: str, chapter: int, channel: str = "pali") -> list[Passage]:
+        return self._passages("corpus=? AND book=? AND channel=? AND chapter=?", (corpus, book, channel, chapter))
+
+    def _load_units(self) -> None:
+        """The units (corpus, book, category, chapter, channel, chapter title), and the chapters' titles."""
+        self._units_read = self.generation()
+        units = self.db.fetch("SELECT * FROM units ORDER BY channel <> 'pali', id")
+        self._units = {r[0]: tuple(r[1:]) for r in units}  # type: ignore[misc]
+        self._chapter_titles = {}
+        for corpus, book, _, chapter, _, title in self._units.values():
+            self._chapter_titles.setdefault((corpus, book, chapter), title or "")
+
+    def chapter_title(self, corpus: str, book: str, chapter: int) -> str:
+        """The heading of a book's chapter (the title of its first passage, recorded with its unit), or ""."""
+        if (corpus, book, chapter) not in self._chapter_titles and self._units_read != self.generation():
+            self._load_units()
+        return self._chapter_titles.get((corpus, book, chapter), "")
+
+    def book_passages(
+        self, corpus: str, book: str, channel: str = "pali", seqs: tuple[int, int] | None = None
+    ) -> list[Passage]:
+        if seqs:
+            return self._passages(
+                "corpus=? AND book=? AND channel=? AND seq BETWEEN ? AND ?", (corpus, book, channel, *seqs)
+            )
+        return self._passages("corpus=? AND book=? AND channel=?", (corpus, book, channel))
+
+    def iter_passages(self, corpus: str, channel: str | None = None) -> list[Passage]:
+        if channel:
+            return self._passages("corpus=? AND channel=?", (corpus, channel), "id")
+        return self._passages("corpus=?", (corpus,), "id")
+
+    def page_keys(self, prefix: str, limit: int = 10) -> list[tuple[str, int]]:
+        rows = self.db.query(
+            "SELECT lexeme, df FROM lexemes WHERE field=? AND lexeme >= ? AND lexeme < ? AND df > 0 "
+            "ORDER BY lexeme LIMIT ?",
+            (FIELD_IDS["page_refs"], prefix, prefix + LAST, limit),
+        )
+        return [(t, int(n)) for t, n in rows]
+
+    def _pali_terms(self) -> tuple[list[tuple[str, int]], dict[str, int]]:
+        """The exact forms of the Pali channel with their paragraphs: the exact field's document frequencies when
+        the index holds nothing else, else counted over the Pali rows."""
+        only_pali = not self.db.fetch(f"SELECT 1 FROM docs WHERE channel <> {lit(vocabulary.CHANNEL)} LIMIT 1")
+
+        def counted(field: str) -> list[tuple[str, int]]:
+            if only_pali:
+                sql = f"SELECT lexeme, df FROM lexemes WHERE field = {FIELD_IDS[field]} AND df > 0"
+            else:
+                sql = (
+                    f"SELECT lexeme, count(*) FROM docs, unnest(tsvector_to_array({field})) lexeme "
+                    f"WHERE channel = {lit(vocabulary.CHANNEL)} GROUP BY lexeme"
+                )
+            with self.db.transaction():  # a long read: no statement timeout
+                rows = self.db.fetch(f'SELECT * FROM ({sql}) t (lexeme, n) ORDER BY n DESC, lexeme COLLATE "C"')
+            return [(t, int(n)) for t, n in rows]
+
+        return counted("exact"), dict(counted("bold_exact"))
+
+    def generation(self) -> str:
+        return self.get_meta("generation") or "0"
+
+    def size(self) -> int:
+        return int(self.db.query("SELECT pg_database_size(current_database())")[0][0])
+
+    def database(self) -> dict[str, Any]:
+        """Which database this store reads, whether a replica, and what is wrong with it (``problems``)."""
+        parts = urlsplit(self.url)
+        params = dict(p.split("=", 1) for p in parts.query.split("&") if "=" in p)
+        out: dict[str, Any] = {
+            "engine": "postgresql",
+            "host": parts.hostname or params.get("host", ""),
+            "port": parts.port or int(params.get("port", 5432)),
+            "database": parts.path.lstrip("/") or params.get("dbname", ""),
+            "problems": [],
+        }
+        try:
+            replica, paused, lag, receiving = self.db.fetch(
+                "SELECT pg_is_in_recovery(), CASE WHEN pg_is_in_recovery() THEN pg_is_wal_replay_paused() END, "
+                "extract(epoch FROM now() - pg_last_xact_replay_timestamp()), "
+                "EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming')"
+            )[0]
+            behind = (
+                replica
+                and self.db.fetch("SELECT pg_last_wal_receive_lsn() IS DISTINCT FROM pg_last_wal_replay_lsn()")[0][0]
+            )
+            out.update(role="replica" if replica else "primary", generation=self.generation())
+        except StoreError as exc:
+            out.update(role="unreachable", problems=[f"database unreachable: {exc}"])
+            return out
+        if replica:
+            out["replay_lag_seconds"] = round(float(lag), 3) if lag is not None else None
+            if not receiving:
+                out["problems"].append("the replica is not streaming from its primary: it answers from what it holds")
+            if paused:
+                out["problems"].append("the replica's replay is paused: it answers from an older state of the index")
+            elif behind:
+                out["problems"].append(f"the replica lags its primary ({out['replay_lag_seconds']} s behind)")
+        return out
+
+    # --- side services -----------------------------------------------------------------------------
+
+    @cached_property
+    def _lexicon(self) -> Lexicon:
+        return Lexicon(self.db)
+
+    def lexicon(self) -> Lexicon:
+        return self._lexicon
+
+    def vectors(self, embedder: str, dim: int, previous: Vectors | None = None) -> PgVectors:
+        return PgVectors(self, embedder, dim)
+
+    def vector_sets(self) -> list[str]:
+        return [r[0] for r in self.db.query("SELECT DISTINCT embedder FROM vectors ORDER BY embedder")]
+
+    def has_vectors(self, embedder: str) -> bool:
+        return bool(self.db.query("SELECT 1 FROM vectors WHERE embedder=? LIMIT 1", (embedder,)))
+
+    @cached_property
+    def _tasks(self) -> TaskQueue:
+        return TaskQueue(self.db)
+
+    def tasks(self) -> TaskQueue:
+        return self._tasks
+
+    @contextlib.contextmanager
+    def writer_lock(self) -> Iterator[bool]:
+        """The task runners' lock (one task at a time across every server on this database)."""
+        if not self.db.advisory_lock(TASK_LOCK):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            self.db.advisory_unlock(TASK_LOCK)
+
+    def files(self) -> Path:
+        """GANTHA_FILES (a folder every server can read, for uploads), else a per-user folder for this database."""
+        from gantha.config import settings
+
+        name = hashlib.sha1(self.location.encode()).hexdigest()[:12]
+        folder = settings().files or Path(user_data_dir("gantha")) / "stores" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder

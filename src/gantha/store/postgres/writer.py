@@ -1,0 +1,268 @@
+"""The one writer of a PostgreSQL index: its own connection holding the writer's advisory lock, every change
+since the last commit in one open transaction (readers see it all at once, or none of it, and a writer that
+dies leaves the last commit).
+
+Passages go in by COPY, on a second thread: PostgreSQL parses one batch while Python analyses the next. The
+document frequencies (``lexemes``) and the field lengths' totals (meta ``doc_stats``) are counted by PostgreSQL
+itself (``unnest``, ``GROUP BY``) over the rows not counted yet (ids above meta ``counted_to``) at each commit,
+less the counted rows deleted. A first ingest (an empty table) loads without the GIN indexes (and without the
+vocabulary's trigram index) and counts nothing until its end, where it counts every row once and builds the
+indexes, two jobs at a time.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from collections import deque
+from collections.abc import Iterable
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from functools import cache
+from typing import Any
+
+import orjson
+
+from gantha.model import Passage
+from gantha.store.base import IndexBusy, ReadOnlyIndex, StoreError
+from gantha.store.postgres.rows import doc_row
+from gantha.store.postgres.schema import DOC_COLUMNS, FIELD_IDS, FIELDS, LEXEME_INDEX, SEARCH_INDEXES
+from gantha.text import chinese
+
+WRITER_LOCK, TASK_LOCK = 0x67616E7401, 0x67616E7402  # advisory lock keys: the document writer, the task runner
+STATS = "doc_stats"  # meta key: {"docs": N, "lengths": {field: sum of its lengths}}
+COUNTED = "counted_to"  # meta key: the highest document number counted into ``lexemes`` and ``doc_stats``
+BLOCK = 100_000  # document numbers taken from the sequence at once
+ANALYSED_APART = 200  # passages of a batch from which it is analysed in the second process
+BULK = True  # a first ingest loads without indexes and builds them at its end (else: kept up to date throughout)
+
+
+class Writer:
+    def __init__(self, url: str, location: str):
+        self.url, self.location = url, location
+        self._conn: Any = None
+        self._units: dict[tuple, int] = {}
+        self._numbers = iter(())  # document numbers reserved
+        self._copier = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gantha-copy")
+        self._copying: deque[Future] = deque()  # COPYs queued on the copying thread, oldest first
+        self._bulk = False  # a first ingest: counted and indexed at the end
+        self._added: set[tuple[str, str, str]] = set()  # (corpus, book, channel) written by this writer
+
+    @property
+    def conn(self) -> Any:
+        """The writer's connection, idle (its last COPY finished)."""
+        while self._copying:
+            self._copying.popleft().result()
+        if self._conn is None:
+            self._conn = self._connect()
+        return self._conn
+
+    def _connect(self) -> Any:
+        import psycopg
+
+        try:
+            conn = psycopg.connect(self.url)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to {self.location}: {exc}") from exc
+        try:
+            read_only = "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only')::bool"
+            if conn.execute(read_only).fetchone()[0]:
+                raise ReadOnlyIndex(
+                    f"{self.location} is read-only (a replica or a read-only role): write to the primary"
+                )
+            if not conn.execute("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,)).fetchone()[0]:
+                raise IndexBusy(f"the index in {self.location} is being written by another process")
+            self._bulk = BULK and not conn.execute("SELECT EXISTS (SELECT 1 FROM docs)").fetchone()[0]
+            for name, target in [*SEARCH_INDEXES.items(), LEXEME_INDEX]:
+                if self._bulk:
+                    conn.execute(f"DROP INDEX IF EXISTS {name}")  # loaded first, then indexed once
+                else:
+                    conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")  # an earlier first ingest died
+            self._units = {
+                tuple(r[1:]): r[0]
+                for r in conn.execute("SELECT id, corpus, book, category, chapter, channel FROM units")
+            }
+            conn.commit()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _mark(self, cur: Any) -> int:
+        row = cur.execute(f"SELECT value FROM meta WHERE key = '{COUNTED}'").fetchone()
+        return int(row[0]) if row else 0
+
+    # --- adding ------------------------------------------------------------------------------------------
+
+    def _number(self) -> int:
+        """The next document number (a block of them reserved from the sequence at once)."""
+        if (number := next(self._numbers, None)) is None:
+            last = self.conn.execute(f"SELECT setval('doc_numbers', nextval('doc_numbers') + {BLOCK - 1})").fetchone()
+            self._numbers = iter(range(last[0] - BLOCK + 1, last[0] + 1))
+            number = next(self._numbers)
+        return number
+
+    def _unit(self, p: Passage, new: list[tuple]) -> int:
+        """The passage's unit (numbered here: one writer), recording a new one in ``new``."""
+        key = (p.corpus, p.book, p.category, p.chapter, p.channel)
+        if key not in self._units:
+            self._units[key] = max(self._units.values(), default=0) + 1
+            new.append((self._units[key], *key, p.chapter_title))  # the title of its first passage
+        return self._units[key]
+
+    def add(self, passages: Iterable[Passage]) -> int:
+        """Analyse the passages (in a second process, or here) and COPY them on the copying thread, in the
+        writer's transaction: while a book is read here, the one before is analysed and the one before that
+        copied."""
+        batch = list(passages)
+        if not batch:
+            return 0
+        new: list[tuple] = []
+        numbers = [self._number() for _ in batch]
+        units = [self._unit(p, new) for p in batch]
+        self._added |= {(p.corpus, p.book, p.channel) for p in batch}
+        texts = (p.text for p in batch)
+        rows: Future | str
+        if (analyser := _analyser()) and len(batch) >= ANALYSED_APART and not any(map(chinese.has_chinese, texts)):
+            rows = analyser.submit(rows_text, numbers, units, batch)
+        else:  # Chinese is segmented with the index's own terms, which this process holds
+            rows = rows_text(numbers, units, batch)
+        while len(self._copying) >= 2:  # at most two batches in flight
+            self._copying.popleft().result()
+        if self._conn is None:
+            self._conn = self._connect()
+        conn = self._conn
+
+        def copy() -> None:
+            text = rows if isinstance(rows, str) else rows.result()
+            with conn.cursor() as cur:
+                if new:
+                    with cur.copy("COPY units FROM STDIN") as copy_units:
+                        for row in new:
+                            copy_units.write_row(row)
+                with cur.copy(f"COPY docs ({DOC_COLUMNS}) FROM STDIN") as copy_rows:
+                    for start in range(0, len(text), 1 << 20):
+                        copy_rows.write(text[start : start + (1 << 20)])
+
+        self._copying.append(self._copier.submit(copy))
+        return len(batch)
+
+    # --- deleting ----------------------------------------------------------------------------------------
+
+    def delete_book(self, corpus: str, book: str, channel: str) -> None:
+        if self._conn is None:
+            self._conn = self._connect()
+        if self._bulk and (corpus, book, channel) not in self._added:  # a first ingest holds only what it added:
+            return  # nothing to wait for (the last COPY goes on while the next book is read)
+        self.delete_where("corpus=? AND book=? AND channel=?", (corpus, book, channel))
+
+    def delete_where(self, where: str, args: tuple) -> None:
+        """Remove the documents matching a condition on ``docs`` (``?`` placeholders), with their counts."""
+        with self.conn.cursor() as cur:
+            cur.execute("CREATE TEMP TABLE IF NOT EXISTS gone (id BIGINT PRIMARY KEY)")
+            cur.execute("TRUNCATE gone")
+            cur.execute(f"INSERT INTO gone SELECT id FROM docs WHERE {where.replace('?', '%s')}", args)
+            if not cur.execute("SELECT EXISTS (SELECT 1 FROM gone)").fetchone()[0]:
+                return
+            self._count(cur, f"id IN (SELECT id FROM gone) AND id <= {self._mark(cur)}", -1)
+            cur.execute("DELETE FROM docs WHERE id IN (SELECT id FROM gone)")
+            cur.execute("DELETE FROM lexemes WHERE df <= 0")
+
+    # --- counting and committing -------------------------------------------------------------------------
+
+    @staticmethod
+    def _count(cur: Any, where: str, sign: int) -> None:
+        """Add (``sign`` +1) or take away (-1) the document frequencies and lengths of the rows ``where``."""
+        for f in FIELDS:
+            cur.execute(
+                f"INSERT INTO lexemes SELECT {FIELD_IDS[f.name]}, lexeme, {sign} * count(*) "
+                f"FROM docs, unnest(tsvector_to_array({f.name})) lexeme WHERE {where} GROUP BY lexeme "
+                "ON CONFLICT (field, lexeme) DO UPDATE SET df = lexemes.df + excluded.df"
+            )
+        sums = ", ".join(f"COALESCE(sum({f.name}_len), 0)" for f in FIELDS)
+        row = cur.execute(f"SELECT count(*), {sums} FROM docs WHERE {where}").fetchone()
+        old = cur.execute(f"SELECT value FROM meta WHERE key = '{STATS}' FOR UPDATE").fetchone()
+        stats = orjson.loads(old[0]) if old else {"docs": 0, "lengths": {}}
+        stats["docs"] += sign * row[0]
+        for f, n in zip(FIELDS, row[1:], strict=True):
+            stats["lengths"][f.name] = stats["lengths"].get(f.name, 0) + sign * int(n)
+        cur.execute(
+            "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (STATS, orjson.dumps(stats).decode()),
+        )
+
+    @classmethod
+    def count_new(cls, cur: Any) -> None:
+        """Count the rows above meta ``counted_to`` and move the mark to the last row."""
+        row = cur.execute(f"SELECT value FROM meta WHERE key = '{COUNTED}' FOR UPDATE").fetchone()
+        mark = int(row[0]) if row else 0
+        last = cur.execute("SELECT max(id) FROM docs").fetchone()[0]
+        if last is None or last <= mark:
+            return
+        cls._count(cur, f"id > {int(mark)}", +1)
+        cur.execute(
+            "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (COUNTED, str(last)),
+        )
+
+    def commit(self) -> None:
+        """Count what was added since the last commit (not in a first ingest: at its end), then commit."""
+        if self._conn is None:
+            return
+        conn = self.conn
+        if not self._bulk:
+            with conn.cursor() as cur:
+                self.count_new(cur)
+        conn.commit()
+
+    def close(self, *, finished: bool = False) -> None:
+        """Give up what is not committed and release the lock (``finished``: count and index what a first
+        ingest left to its end)."""
+        if self._conn is None:
+            return
+        while self._copying:
+            self._copying.popleft().exception()  # wait for them: a failure is given up with the rest
+        self._conn.rollback()
+        if finished and self._bulk:
+            finish_bulk(self.url)
+        self._conn.close()
+        self._conn = None
+        self._units.clear()
+        self._added.clear()
+        self._numbers = iter(())
+
+
+def finish_bulk(url: str) -> None:
+    """Count every row not counted yet (then index the vocabulary's trigrams) and build the missing GIN indexes:
+    two jobs at a time, each on its own connection (one PostgreSQL process each)."""
+    import psycopg
+
+    def count() -> None:
+        with psycopg.connect(url) as conn, conn.cursor() as cur:
+            Writer.count_new(cur)
+        build(*LEXEME_INDEX)
+
+    def build(name: str, target: str) -> None:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("SET maintenance_work_mem = '256MB'")
+            conn.execute("SET max_parallel_maintenance_workers = 0")  # two builds at once already
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        jobs = [pool.submit(count)] + [pool.submit(build, *item) for item in SEARCH_INDEXES.items()]
+        for job in jobs:
+            job.result()
+
+
+def rows_text(numbers: list[int], units: list[int], batch: list[Passage]) -> str:
+    """The batch's lines for ``COPY docs``."""
+    return "".join(doc_row(n, u, p) for n, u, p in zip(numbers, units, batch, strict=True))
+
+
+@cache
+def _analyser() -> ProcessPoolExecutor | None:
+    """A second process analysing passages (the analysis is Python: one core; PostgreSQL and the reading of the
+    next book have the other). Forked (Linux): it runs only the analysis, none of the threads it was forked beside,
+    and needs no ``__main__`` guard of the program that writes; elsewhere the analysis runs here."""
+    if sys.platform != "linux":
+        return None
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
