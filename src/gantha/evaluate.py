@@ -31,7 +31,8 @@ from gantha.search.rerank import crosses, fit_calibration
 from gantha.search.service import REFUSAL_DEPTH, Searcher
 
 NODE_DEPTH = 10  # nodes a whole-text answer is looked for among (MRR@10)
-FUSION_GRID = (0.0, 0.25, 0.5, 1.0, 2.0)  # weights tried for each route beside the vector route's 1
+FUSED = "route:fused"  # the hybrid ranking as fused, before the reranker and the refusal
+FUSION_GRID = FUSION_GRID = (0.0, 0.25, 0.5, 1.0, 2.0)  # weights tried for each route beside the vector route's 1
 
 
 class EvalQuery(BaseModel):
@@ -80,8 +81,9 @@ def run(
     research: Research, queries: list[EvalQuery], modes: list[str] | None = None, routes: bool = True
 ) -> dict[str, Any]:
     """Metrics per group and mode, and refusal precision/recall per mode; with ``routes``, each group's hybrid
-    queries also ranked by each single route they fuse (``group/route:vector`` …, no refusal), and the groups
-    where hybrid is below its best single route (``below_best_route``)."""
+    queries also ranked by each single route they fuse and by their fusion (``group/route:vector``,
+    ``group/route:fused`` …: rankings, before the reranker and the refusal), and the groups where the fusion is
+    below its best single route (``below_best_route``)."""
     per: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     refusal: dict[str, dict[str, int]] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0, "tn": 0})
     for q in queries:
@@ -116,11 +118,15 @@ def run(
         | {"queries": len(next(iter(metrics.values())))}
         for (group, mode), metrics in sorted(per.items())
     }
-    below = {}
+    below = {}  # the fused ranking against each route it fuses, both before refusal
     for key, m in groups.items():
         group, _, mode = key.partition("/")
-        single = {k.partition("/")[2]: v["hit@k"] for k, v in groups.items() if k.startswith(f"{group}/route:")}
-        if mode == "hybrid" and single and m["hit@k"] < max(single.values()):
+        single = {
+            k.partition("/")[2]: v["hit@k"]
+            for k, v in groups.items()
+            if k.startswith(f"{group}/route:") and k != f"{group}/{FUSED}"
+        }
+        if mode == FUSED and single and m["hit@k"] < max(single.values()):
             best = max(single, key=lambda r: single[r])
             below[group] = {"hybrid": m["hit@k"], "best_route": best, "best": single[best]}
     refusals = {}
@@ -152,12 +158,12 @@ def _fusion_score(
 
 
 def _single_routes(research: Research, q: EvalQuery) -> dict[str, list[str]]:
-    """The first ``q.k`` coordinates of each route of a hybrid query alone (diversified as the fusion is)."""
+    """The first ``q.k`` coordinates of each route of a hybrid query alone (diversified as the fusion is), and of
+    their fusion (``fused``: the hybrid ranking before the reranker and the refusal)."""
     searcher = research.searcher
     ranked = research.pipeline.route_rankings(_request(q, "hybrid", q.k))
-    return {
-        name: [d.rpartition("@")[0] for d, _ in searcher.fuse(ranked, {name: 1.0})[: q.k]] for name in ranked.routes
-    }
+    chosen = {name: {name: 1.0} for name in ranked.routes} | {"fused": ranked.weights}
+    return {name: [d.rpartition("@")[0] for d, _ in searcher.fuse(ranked, w)[: q.k]] for name, w in chosen.items()}
 
 
 def fit_fusion(research: Research, queries: list[EvalQuery], grid: tuple[float, ...] = FUSION_GRID) -> dict:

@@ -167,10 +167,14 @@ def _mismatch(path: Path, target: str, found: list, ids: list[str], meta: list) 
     differ += [g.doc_ids[0] for g in found if not any(d in packed for d in g.doc_ids) and g.rows]
     extra = len({d for d in packed if d.split("/")[0] == target.partition(":")[0]} - here)
     named = ", ".join(d.rpartition("@")[0] for d in differ[:SHOWN])
+    why = []
+    if differ:
+        why.append(f"{len(differ):,} of {len(found):,} embedded texts differ{f', e.g. {named}' if named else ''}")
+    if extra:
+        why.append(f"{extra:,} of its passages are not in this index")
     return (
         f"refused {path}: its {target} vectors embed other texts than this index holds ("
-        f"{len(differ):,} of {len(found):,} embedded texts differ{f', e.g. {named}' if named else ''}"
-        f"{f'; {extra:,} of its passages are not in this index' if extra else ''}); nothing was changed. "
+        f"{'; '.join(why) or 'the same passages, cut or described otherwise'}); nothing was changed. "
         "Ingest the same sources as the index the pack was made from, or embed here (`gantha embed`)"
     )
 

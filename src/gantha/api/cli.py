@@ -608,15 +608,9 @@ def eval_(
     if as_json:
         return _print_json(result)
     table = Table("group/mode", "queries", "hit@k", "recall@k", "nDCG@10", "MRR")
-    for name, m in result["groups"].items():
-        table.add_row(
-            name,
-            str(m["queries"]),
-            f"{m['hit@k']:.3f}",
-            f"{m['recall@k']:.3f}",
-            f"{m['ndcg@10']:.3f}",
-            f"{m['mrr']:.3f}",
-        )
+    for name, m in result["groups"].items():  # a single route (route:vector …) has its hit@k alone
+        scores = [f"{m[k]:.3f}" if k in m else "" for k in ("hit@k", "recall@k", "ndcg@10", "mrr")]
+        table.add_row(name, str(m["queries"]), *scores)
     out.print(table)
     for mode, r in result["refusal"].items():
         if r["recall"] is not None:
@@ -625,7 +619,8 @@ def eval_(
             )
     for group, b in result["below_best_route"].items():
         out.print(
-            f"[red]hybrid below its best route[/red] in {group}: {b['hybrid']:.3f} < {b['best_route']} {b['best']:.3f}",
+            f"[red]hybrid ranking below its best route[/red] in {group}: {b['hybrid']:.3f} < {b['best_route']} "
+            f"{b['best']:.3f} (before refusal)",
             highlight=False,
         )
 
