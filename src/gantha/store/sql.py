@@ -11,6 +11,8 @@ import contextlib
 import re
 import sqlite3
 import threading
+import time
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +22,7 @@ from gantha.store.base import ReadOnlyIndex, StoreError
 Dialect = Literal["sqlite", "postgres"]
 _TEXT_TYPE = re.compile(r"\bTEXT\b(?!\s+COLLATE|\[)")
 _BLOB_TYPE = re.compile(r"\bBLOB\b")
+IDLE_CHECK = 2.0  # seconds a pooled connection may rest before it is tested again when lent
 
 
 class DatabaseError(StoreError):
@@ -122,6 +125,7 @@ class PostgresDatabase(Database):
         self._pinned = threading.local()  # the connection of this thread's open transaction
         self._locks: dict[int, Any] = {}  # session advisory locks held: key → the connection holding it
         self._guard = threading.Lock()
+        self._last_use: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
         try:  # fail now, with the server's own words, if it cannot be reached
             psycopg.connect(url, connect_timeout=int(wait)).close()
         except psycopg.Error as exc:
@@ -132,10 +136,22 @@ class PostgresDatabase(Database):
             max_size=pool_size,
             kwargs={"autocommit": True},
             configure=self._configure,
-            check=ConnectionPool.check_connection,
+            check=self._check,
+            reset=self._returned,
             timeout=wait,  # a statement waits this long for a connection (the database gone: then it fails)
             open=True,
         )
+
+    def _check(self, conn: Any) -> None:
+        """Before a connection is lent: a round trip to test it, if it has been idle long enough to have gone
+        stale (a busy server's connections come back within milliseconds: testing each costs a round trip)."""
+        from psycopg_pool import ConnectionPool
+
+        if time.monotonic() - self._last_use.get(conn, 0.0) > IDLE_CHECK:
+            ConnectionPool.check_connection(conn)
+
+    def _returned(self, conn: Any) -> None:
+        self._last_use[conn] = time.monotonic()
 
     def _configure(self, conn: Any) -> None:
         if self._timeout_ms:
@@ -174,15 +190,24 @@ class PostgresDatabase(Database):
         return sql.replace("%", "%%").replace("?", "%s") if args else sql
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
-        with self.connection() as conn, self._errors(), conn.cursor() as cur:
-            cur.execute(self._sql(sql, args), args or None)
-            return cur.fetchall()
+        return self.fetch(self._sql(sql, args), args or None)
 
     def fetch(self, sql: str, args: Sequence[Any] | None = None) -> list[tuple]:
-        """Rows of a statement as written (psycopg's ``%s`` placeholders, no rewriting)."""
-        with self.connection() as conn, self._errors(), conn.cursor() as cur:
-            cur.execute(sql, args)
-            return cur.fetchall()
+        """Rows of a statement as written (psycopg's ``%s`` placeholders, no rewriting). A read on a connection
+        the database dropped (it restarted: pooled connections are not tested while in use) is tried once more,
+        after the pool has tested its idle connections."""
+        for retry in (False, True):
+            try:
+                with self.connection() as conn, self._errors(), conn.cursor() as cur:
+                    cur.execute(sql, args)
+                    return cur.fetchall()
+            except DatabaseError as exc:
+                if retry or getattr(self._pinned, "conn", None) is not None:
+                    raise
+                if not isinstance(exc.__cause__, self._psycopg.OperationalError):
+                    raise
+                self._pool.check()
+        raise AssertionError("unreachable")
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
         with self.connection() as conn, self._errors(), conn.cursor() as cur:

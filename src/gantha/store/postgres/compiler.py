@@ -73,9 +73,7 @@ def scored_words(q: StoreQuery) -> set[tuple[str, str]]:
     """(field, word) pairs whose document frequency the ranking of ``q`` needs."""
     out: set[tuple[str, str]] = set()
     for c in (*q.must, *q.should, *(c for g in q.alternatives for c in g), *q.scoring):
-        if c.kind == "near":
-            out.update((c.field, t) for g in c.groups for t in g)
-        elif (
+        if c.kind != "near" and (
             c.kind in ("forms", "phrase")
             or len(c.tokens) == 1
             or (c.kind == "term" and c.field in BY_NAME and BY_NAME[c.field].text)

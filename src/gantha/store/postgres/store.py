@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
@@ -44,6 +45,7 @@ from gantha.store.sql import PostgresDatabase, redacted
 from gantha.store.tables import TableStore
 from gantha.store.vocabulary import LAST
 
+STATS_FRESH = 1.0  # seconds BM25's collection statistics are used before the generation is looked at again
 _COUNTER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-pg-count")  # counts beside the page
 
 
@@ -81,6 +83,7 @@ class PostgresStore(TableStore):
         self._changed = False
         self._chapter_titles: dict[tuple[str, str, int], str] = {}
         self._stats: tuple[str, Stats] | None = None  # by generation
+        self._stats_read = 0.0  # when the generation was last looked at for them
         self._units: dict[int, tuple[str, str, str, int, str, str]] = {}
         self._units_read = ""  # the generation the units were read at
 
@@ -143,6 +146,7 @@ class PostgresStore(TableStore):
             "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE "
             "SET value = (CAST(meta.value AS BIGINT) + 1)::text"
         )
+        self._stats_read = 0.0  # this process's readers see it at once
 
     def close(self) -> None:
         self._writer.close()
@@ -154,7 +158,12 @@ class PostgresStore(TableStore):
         return self._collection().docs
 
     def _collection(self) -> Stats:
-        """BM25's statistics of the index as committed (read again when the generation changes)."""
+        """BM25's statistics of the index as committed (read again when the generation changes, which is looked
+        at once every :data:`STATS_FRESH` seconds: totals and matches never wait for it, BM25's averages may)."""
+        now = time.monotonic()
+        if self._stats is not None and now - self._stats_read < STATS_FRESH:
+            return self._stats[1]
+        self._stats_read = now
         generation = self.generation()
         if self._stats is None or self._stats[0] != generation:
             row = self.get_meta(STATS)
