@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from gantha import __version__
+from gantha import __version__, upgrade
 from gantha.api.errors import ERRORS
 from gantha.api.live import LiveIndex
 from gantha.api.responses import BookData, Envelope, HealthData, StoreData
+from gantha.config import settings
 from gantha.store.base import Store, StoreError
 
 
@@ -43,6 +44,8 @@ def health_data(index: LiveIndex) -> HealthData:
         corpora=sorted({r.info.corpus for r in books}),
         problems=problems,
         store=store,
+        embedders=research.searcher.routes.names(),
+        upgrade=upgrade.status(research.store, upgrade.wanted(settings().upgrade_embedder)),
     )
 
 
