@@ -1,11 +1,15 @@
 """HTTP throughput at concurrency 8 for simple queries, against a real `gantha serve`.
 
-python bench/throughput.py [--workers N] [--seconds S] [--path P ...]      (run bench/ingest.py first)
+python bench/throughput.py [--workers N] [--seconds S] [--path P ...] [--queries [FILE]] [--uncached]
+                                                                              (run bench/ingest.py first)
 
 ``--path`` replaces the mix of simple queries (e.g. ``--path '/api/v3/search?q=dhamma&page_size=10'``, the
-query the hardening issue measured). The server keeps the answers of recent searches: a repeated query is
-answered from them. ``--uncached`` makes every request distinct (a counter appended as an unknown
-parameter), so each one is searched.
+query the hardening issue measured). ``--queries`` sends the real words and phrases of ``bench/queries.txt``
+(550 written forms and phrases of the CST, the list bench/backends.py searches) instead, in a fixed shuffled
+order: distinct queries. The server
+keeps the answers of recent searches: a repeated query is answered from them. ``--uncached`` makes every
+request distinct (a counter appended as an unknown parameter), so each one is searched. The resident memory
+of each server process (RSS, and USS: what is its own, not shared) is reported at the end.
 
 Uses wrk when it is installed (a C load generator: apt install wrk), else an asyncio httpx client,
 which shares the CPU with the server and so reports a lower bound.
@@ -26,8 +30,11 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import httpx
+import psutil
 
 from common import INDEX, percentile, serve
+
+QUERIES = Path(__file__).with_name("queries.txt")
 
 PATHS = [
     "/api/v3/search?" + urlencode(params)
@@ -48,9 +55,12 @@ def _wrk(base: str, seconds: int, paths: list[str], uncached: bool = False) -> d
     script = Path(tempfile.mkdtemp()) / "paths.lua"
     lua_paths = ", ".join(f'"{p}"' for p in paths)
     suffix = ' .. "&n=" .. n' if uncached else ""
+    # each of wrk's threads starts at its own place in the list, with its own counter: no request is sent twice
     script.write_text(
-        f"paths = {{{lua_paths}}}\ni = 0\nn = math.random(1, 1000000000)\nrequest = function()\n"
-        f"  i = i % #paths + 1\n  n = n + 1\n  return wrk.format(nil, paths[i]{suffix})\nend\n"
+        f"paths = {{{lua_paths}}}\nthreads = 0\n"
+        "function setup(thread)\n  thread:set('id', threads)\n  threads = threads + 1\nend\n"
+        "function init(args)\n  i = math.floor(id * #paths / 2)\n  n = (id + 1) * 1000000000 + os.time()\nend\n"
+        f"request = function()\n  i = i % #paths + 1\n  n = n + 1\n  return wrk.format(nil, paths[i]{suffix})\nend\n"
     )
     out = subprocess.run(
         ["wrk", "-t2", f"-c{CONCURRENCY}", f"-d{seconds}s", "--latency", "-s", str(script), base],
@@ -59,9 +69,17 @@ def _wrk(base: str, seconds: int, paths: list[str], uncached: bool = False) -> d
         check=True,
     ).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-    lat = dict(re.findall(r"\s+(50|90|99)%\s+([\d.]+\w+)", out))
+    lat = dict(re.findall(r"\s+(50|75|90|99)%\s+([\d.]+\w+)", out))
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    return {"tool": "wrk", "requests_per_s": rps, "latency": lat, "non_2xx": int(errors.group(1)) if errors else 0}
+    socket = re.search(r"Socket errors: (.*)", out)
+    return {
+        "tool": "wrk",
+        "requests_per_s": rps,
+        "requests": int(re.search(r"(\d+) requests in", out).group(1)),
+        "latency": lat,
+        "non_2xx": int(errors.group(1)) if errors else 0,
+        "socket_errors": socket.group(1) if socket else None,
+    }
 
 
 async def _python_client(base: str, seconds: int, paths: list[str], uncached: bool = False) -> dict:
@@ -90,22 +108,51 @@ async def _python_client(base: str, seconds: int, paths: list[str], uncached: bo
     }
 
 
+def memory(pid: int) -> list[dict]:
+    """Resident memory of the server and its worker processes, MiB: rss (shared pages counted) and uss (its own)."""
+    out = []
+    root = psutil.Process(pid)
+    for p in [root, *root.children(recursive=True)]:
+        try:
+            info = p.memory_full_info()
+        except psutil.Error:
+            continue
+        out.append({"pid": p.pid, "rss_mib": round(info.rss / 2**20), "uss_mib": round(info.uss / 2**20)})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--path", action="append", help="a request path to send instead of the mix (repeatable)")
     ap.add_argument("--uncached", action="store_true", help="every request distinct: none answered from kept answers")
+    ap.add_argument("--queries", nargs="?", const=str(QUERIES), help="send these queries (one a line), shuffled")
+    ap.add_argument("--params", default="", help="with --queries: parameters added to each, e.g. page_size=10")
     args = ap.parse_args()
     paths = args.path or PATHS
-    server, base = serve(str(INDEX), args.workers, paths)  # every worker's caches warmed
+    warm = paths
+    if args.queries:
+        text = Path(args.queries).read_text(encoding="utf-8")
+        lines = [q for q in text.splitlines() if q.strip() and not q.startswith("#")]
+        random.Random(5).shuffle(lines)
+        extra = f"&{args.params}" if args.params else ""
+        paths = ["/api/v3/search?" + urlencode({"q": q}).replace('"', "%22") + extra for q in lines]
+        warm = [PATHS[0]]  # the index opened in every worker, none of the queries asked before
+    server, base = serve(str(INDEX), args.workers, warm)  # every worker's caches warmed
     try:
         if shutil.which("wrk"):
             result = _wrk(base, args.seconds, paths, args.uncached)
         else:
             result = asyncio.run(_python_client(base, args.seconds, paths, args.uncached))
         result.update(
-            workers=args.workers, concurrency=CONCURRENCY, seconds=args.seconds, paths=paths, uncached=args.uncached
+            workers=args.workers,
+            concurrency=CONCURRENCY,
+            seconds=args.seconds,
+            paths=paths if not args.queries else f"{len(paths)} queries of {args.queries}",
+            uncached=args.uncached,
+            memory=memory(server.pid),
+            load_average=[round(x, 2) for x in psutil.getloadavg()],
         )
         print(json.dumps(result, indent=2))
     finally:

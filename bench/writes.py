@@ -1,12 +1,13 @@
 """Reads while the index is written: simple searches against a real `gantha serve` while a book is
 deleted and while 20 Markdown documents are ingested, both through the admin API's tasks.
 
-    python bench/writes.py [--workers N] [--phases delete,ingest]      (GANTHA_BENCH_INDEX: an index with the whole CST)
+    python bench/writes.py [--workers N] [--phases delete,reingest,ingest]    (GANTHA_BENCH_INDEX: the whole CST)
 
 The index is copied first (the delete must not touch the benchmark index). Normal traffic (the simple
 queries of bench/throughput.py, 4 clients) runs alone, then from the moment the delete of the Dīgha
 Nikāya's first book is accepted until its task and the tasks it queued (classify) are done, and 3 s
-more while the workers reopen the index; then likewise for 20 uploads: the books of the King James
+more while the workers reopen the index; then (``reingest``) while the same book is ingested again from its
+CST files (the admin API's ingest by server path); then likewise for 20 uploads: the books of the King James
 New Testament written as Markdown (book › chapter headings, a verse per paragraph). Reports
 p50/p95/p99 and requests/s of the normal traffic in each phase (target: p99 ≤ 1 s while writing) and
 how long the tasks took.
@@ -28,7 +29,7 @@ import httpx
 
 from throughput import PATHS
 
-from common import INDEX, ROOT, percentile, serve
+from common import CST, INDEX, ROOT, percentile, serve
 
 CLIENTS = 4
 KEY = "bench-writes"
@@ -124,6 +125,23 @@ async def delete_book(admin: httpx.AsyncClient) -> list[str]:
     return [r.json()["data"]["id"]]
 
 
+def reingest(folder: Path):  # type: ignore[no-untyped-def]
+    async def submit(admin: httpx.AsyncClient) -> list[str]:
+        r = await admin.post("/api/v1/documents", json={"source": "cst", "path": str(folder)})
+        r.raise_for_status()
+        return [r.json()["data"]["id"]]
+
+    return submit
+
+
+def book_folder(folder: Path) -> Path:
+    """The deleted book's CST files and the tables of contents, copied (the server ingests only from its roots)."""
+    folder.mkdir()
+    for f in [*CST.glob(f"{DELETED.split('/')[1]}*"), *CST.glob("tipitaka_toc*")]:
+        shutil.copy(f, folder / f.name)
+    return folder
+
+
 def uploads(files: list[Path]):  # type: ignore[no-untyped-def]
     async def submit(admin: httpx.AsyncClient) -> list[str]:
         ids = []
@@ -146,7 +164,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=15)
-    ap.add_argument("--phases", default="delete,ingest", help="the writing phases to measure, in this order")
+    ap.add_argument("--phases", default="delete,reingest,ingest", help="the writing phases to measure, in this order")
     args = ap.parse_args()
     phases = args.phases.split(",")
     work = Path(tempfile.mkdtemp(prefix="gantha-writes-"))
@@ -154,12 +172,16 @@ def main() -> None:
         index = work / "index"
         shutil.copytree(INDEX, index)
         os.environ["GANTHA_ADMIN_KEY"] = KEY
+        os.environ["GANTHA_INGEST_ROOTS"] = str(work)
+        cst_book = book_folder(work / "cst")
         files = markdown_books(work)
         server, base = serve(str(index), args.workers, PATHS)
         try:
             report = {"workers": args.workers, "alone": asyncio.run(alone(base, args.seconds))}
             if "delete" in phases:
                 report[f"while deleting {DELETED}"] = asyncio.run(during(base, delete_book))
+            if "reingest" in phases:
+                report[f"while ingesting {DELETED} again"] = asyncio.run(during(base, reingest(cst_book)))
             if "ingest" in phases:
                 report[f"while ingesting {len(files)} Markdown documents"] = asyncio.run(during(base, uploads(files)))
         finally:

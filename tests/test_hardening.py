@@ -405,3 +405,89 @@ def test_heavy_requests_take_turns_across_the_servers_processes(tmp_path):
         return waited
 
     assert asyncio.run(impatient()) < 0.8
+
+
+SIDE_FILES = {  # a side file of an index → what health says while it is damaged (None: nothing, it is remade)
+    "lexicon.sqlite": "lexicon cannot be read",
+    "vectors meta.json": "vectors cannot be read",
+    "vectors matrix": "vectors cannot be read",
+    "tasks.sqlite": "task queue cannot be read",
+    "expansions.sqlite": None,  # the inflections kept for the workers: a cache, made again
+    "reports": None,  # ingest reports: read by people, not by the server
+}
+ASKED = [  # every read route, each with a request that needs the side files
+    ("/api/v3/search", {"q": "parivasa"}),
+    ("/api/v3/search", {"q": "bhikkhunam"}),
+    ("/api/v3/search", {"q": "monks on probation", "search_mode": "hybrid"}),
+    ("/api/v3/search", {"q": "probation"}),
+    ("/api/v3/search", {"lemma": "parivāsa"}),
+    ("/api/v3/search", {"q": "parivasa", "granularity": "chapter"}),
+    ("/api/v3/search", {"q": "parivasa", "granularity": "sentence"}),
+    ("/api/v3/forms", {"word": "parivāsa"}),
+    ("/api/v3/word", {"word": "bhikkhu"}),
+    ("/api/v3/dist", {"lemma": "parivāsa"}),
+    ("/api/v3/get", {"coordinates": "cst/vin02m3.mul/75", "tokens": True}),
+    ("/api/v3/chapter", {"coordinate": "cst/vin02m3.mul/75"}),
+    ("/api/v3/outline", {"coordinate": "cst/vin02m3.mul"}),
+    ("/api/v3/links", {"coordinate": "cst/vin02m3.mul/75"}),
+    ("/api/v3/versions", {"coordinate": "cst/vin02m3.mul/75"}),
+    ("/api/v3/search-suggest", {"q": "pari"}),
+    ("/api/v3/similar", {"sentence": "parivāsaṃ deti"}),
+    ("/api/v3/books", {}),
+    ("/api/v1/documents/tasks", {}),
+]
+
+
+def _damage(index, side: str) -> list:
+    """Damage a side file of ``index`` in place; return the files damaged, for restoring."""
+    if side.startswith("vectors"):
+        files = sorted(index.glob("vectors/*/meta.json" if side.endswith("json") else "vectors/*/*.npy"))
+    elif side == "reports":
+        files = sorted((index / "reports").glob("*"))
+    else:
+        files = [index / side]
+        for extra in index.glob(f"{side}-*"):
+            extra.unlink()
+    for f in files:
+        f.write_bytes(b"this is not what it was" * 1000)
+    return files
+
+
+def test_each_damaged_side_file_leaves_the_rest_answering(small_index, tmp_path, monkeypatch):
+    """Each side file damaged in turn while the server answers (then put back): no request fails with a 500,
+    health names what is wrong, and search answers from what is left."""
+    index, kept = tmp_path / "index", tmp_path / "kept"
+    shutil.copytree(small_index, index)
+    monkeypatch.setenv("GANTHA_ADMIN_KEY", "s3cret")
+    settings.cache_clear()
+    try:
+        with TestClient(create_app(index), raise_server_exceptions=False) as client:
+            client.get("/api/v1/documents/tasks", headers={"X-API-Key": "s3cret"})  # the queue made and opened
+            for side, said in SIDE_FILES.items():
+                assert client.get("/api/v3/search", params={"q": "parivasa"}).json()["data"]["total"] > 0
+                originals = [f for f in index.rglob("*") if f.is_file() and not f.is_relative_to(index / "tantivy")]
+                for f in originals:
+                    (kept / f.relative_to(index)).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(f, kept / f.relative_to(index))
+                _damage(index, side)
+                failed = []
+                for path, params in ASKED:
+                    r = client.get(path, params=params, headers={"X-API-Key": "s3cret"})
+                    refused = r.status_code == 503 and path.startswith("/api/v1/") and side == "tasks.sqlite"
+                    if r.status_code >= 500 and not refused:  # the queue's routes say why (503), the rest answer
+                        failed.append((side, path, params, r.status_code, r.text[:200]))
+                assert not failed
+                health = client.get("/api/v3/health").json()["data"]
+                if said is None:
+                    assert health["status"] == "ok", (side, health)
+                else:
+                    assert health["status"] == "degraded" and any(said in p for p in health["problems"]), (side, health)
+                assert client.get("/api/v3/search", params={"q": "parivasa"}).json()["data"]["total"] > 0
+                for f in originals:  # put back: the next side file is damaged alone
+                    shutil.copy2(kept / f.relative_to(index), f)
+                time.sleep(0.01)  # a new modification time: the index is read again
+                for f in originals:
+                    f.touch()
+    finally:
+        monkeypatch.delenv("GANTHA_ADMIN_KEY")
+        settings.cache_clear()

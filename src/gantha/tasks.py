@@ -9,8 +9,10 @@ yields the cores (and the interpreter lock) to the requests the server is answer
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -36,11 +38,17 @@ from gantha.store.vectors import doc_of
 __all__ = ["MAX_ATTEMPTS", "Task", "TaskQueue", "TaskRunner", "run_task", "save_upload"]
 
 NICENESS = 10  # the task process's CPU priority below the server's
+PR_SET_PDEATHSIG = 1  # prctl: the signal this process gets when its parent ends
 PRUNE_EVERY = 60.0  # seconds between two prunings of the finished tasks while the queue is idle
 
 
 def _lower_priority() -> None:
+    """The task process: at lower priority than the server, and ended with it (Linux): a server stopped
+    by a signal leaves no idle task process holding memory (a task cut short is recovered at the next start)."""
     os.nice(NICENESS)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _run_isolated(task: Task, location: str) -> dict[str, Any]:
@@ -195,6 +203,8 @@ class TaskRunner:
         except ReadOnlyIndex as exc:
             print(f"gantha: no tasks run here: {exc}", file=sys.stderr)
             return self
+        except StoreError as exc:  # a damaged queue: the server answers, health says why no task runs
+            print(f"gantha: tasks not run: {exc}", file=sys.stderr)
         self._classify_if_stale()
         self._thread.start()
         return self
@@ -235,9 +245,13 @@ class TaskRunner:
     def _loop(self) -> None:
         try:
             while not self._stop.is_set():
-                if not self.step():
-                    if time.monotonic() - self._pruned > PRUNE_EVERY:
+                try:
+                    stepped = self.step()
+                    if not stepped and time.monotonic() - self._pruned > PRUNE_EVERY:
                         self.prune()
+                except StoreError:  # the queue cannot be read (health says so): tried again after a pause
+                    stepped = False
+                if not stepped:
                     self._stop.wait(self.idle)
         finally:
             if self.store is not None:

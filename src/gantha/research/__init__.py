@@ -29,7 +29,7 @@ from gantha.search.routes import Routes
 from gantha.search.semantic import SemanticRoute, VectorsUnreadable
 from gantha.search.service import Searcher
 from gantha.search.words import Words
-from gantha.store.base import LexiconUnreadable, Store
+from gantha.store.base import LexiconUnreadable, Store, StoreError
 from gantha.store.factory import open_store
 from gantha.store.lexicon import Lexicon
 from gantha.store.sql import SqliteDatabase
@@ -97,7 +97,7 @@ class Research(
         routes = Routes.open(store, semantic, previous.searcher.routes if previous is not None else None)
         research = cls(store, lexicon, semantic, fusion or s.fusion, words, routes)
         research.searcher.vector_problem = problem
-        research.problems = [p for p in (problem, lexicon_problem) if p]
+        research.opening_problems = [p for p in (problem, lexicon_problem) if p]
         return research
 
     def __init__(
@@ -122,7 +122,23 @@ class Research(
         self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
         self._outlines, self._summaries, self._named_texts, self._titles = {}, {}, None, None
         self._descriptions = {}
-        self.problems: list[str] = []  # side files that could not be read: the index answers degraded
+        self.opening_problems: list[str] = []  # side files that could not be read: the index answers degraded
+
+    @property
+    def problems(self) -> list[str]:
+        """Why the index answers degraded: side files unreadable when it was opened, or found damaged since."""
+        found = [p for p in (getattr(self.lexicon, "problem", None), self._tasks_problem()) if p]
+        return [*self.opening_problems, *(p for p in found if p not in self.opening_problems)]
+
+    def _tasks_problem(self) -> str | None:
+        """Why the admin API's task queue cannot be read (asked only while the admin API is on)."""
+        if not settings().admin_key:
+            return None
+        try:
+            self.store.tasks()
+        except StoreError as exc:
+            return str(exc)
+        return None
 
     @property
     def judge(self) -> Judge | None:

@@ -24,11 +24,15 @@ def mark_positions(
     inner: list[str] = (),  # type: ignore[assignment]
 ) -> set[int]:
     """Indexes of the tokens that match a term, a prefix, hold an ``inner`` part, or lie inside a phrase."""
-    marked = {
-        i
-        for i, t in enumerate(tokens)
-        if t in terms or any(t.startswith(p) for p in prefixes) or any(part in t for part in inner)
-    }
+    if prefixes or inner:
+        starts = tuple(prefixes)
+        marked = {
+            i
+            for i, t in enumerate(tokens)
+            if t in terms or (starts and t.startswith(starts)) or any(part in t for part in inner)
+        }
+    else:  # the usual query: words only
+        marked = {i for i, t in enumerate(tokens) if t in terms}
     for phrase in phrases:
         n = len(phrase)
         for i in range(len(tokens) - n + 1):

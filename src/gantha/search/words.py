@@ -10,6 +10,7 @@ compound of ``vāsa``), and a form of the lemma itself or an enclitic join is ne
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections import OrderedDict
@@ -21,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from gantha.search.compounds import Compounds, FormInfo
 from gantha.search.derivatives import Derivative, Derivatives
+from gantha.search.expansions import MISSING, Expansions
 from gantha.store.base import Store
 from gantha.store.lexicon import Lexicon
 from gantha.text.inflect import analyse, expand, grammar_label
@@ -135,7 +137,7 @@ class Words:
         """The words of the same index opened again: these, with every cache, while neither the vocabulary nor
         the lexicon changed (a write to another channel); otherwise new ones, warmed with what these were
         asked for last."""
-        if self._stamp_of(lexicon, store) != self._stamp:
+        if self._stamp_of(lexicon, store) != self._stamp or getattr(self.lexicon, "problem", None):
             with self._recent_lock:
                 asked = list(reversed(self._recent))
             return Words(lexicon, store).warmed(asked)
@@ -235,17 +237,18 @@ class Words:
     def _rules(self, stem: str, kinds: tuple[str, ...]) -> list:
         return [r for k in range(1, len(stem) + 1) for r in self._endings.get(stem[-k:], ()) if r.pos in kinds]
 
-    def _proposals(self, lemma: str) -> dict[str, FormInfo]:
-        """Forms of the lemma by WikiPali's analyses and by the ending tables; a verb's by its finite
-        endings and, for its participles and gerundives, by theirs (labelled ``prp.``, ``pp.``, ``fpp.``)."""
-        proposals: dict[str, FormInfo] = {}
+    def _proposals(self, lemma: str) -> dict[str, tuple[list[str], list[str]]]:
+        """Forms of the lemma by WikiPali's analyses and by the ending tables, each with its sources and grammar
+        labels; a verb's by its finite endings and, for its participles and gerundives, by theirs (labelled
+        ``prp.``, ``pp.``, ``fpp.``). Plain lists: most of the thousands proposed are not attested."""
+        proposals: dict[str, tuple[list[str], list[str]]] = {}
 
         def propose(form: str, source: str, label: str = "") -> None:
-            info = proposals.setdefault(form, FormInfo(form=form, paragraphs=0, bold_paragraphs=0, sources=[]))
-            if source not in info.sources:
-                info.sources.append(source)
-            if label and label not in info.grammar:
-                info.grammar.append(label)
+            sources, labels = proposals.get(form) or proposals.setdefault(form, ([], []))
+            if source not in sources:
+                sources.append(source)
+            if label and label not in labels:
+                labels.append(label)
 
         verb = self.is_verb(lemma)
         stems = [(lemma, "", VERBAL if verb else NOMINAL)]
@@ -255,8 +258,9 @@ class Words:
             for form, _ in self.lexicon.forms_of(stem):
                 propose(form, "wikipali-analysis", prefix)
             for a in expand(stem, self._rules(stem, kinds), self.lexicon.sandhi):
-                label = " ".join(x for x in (prefix, grammar_label(a.grammar)) if x)
-                propose(a.form, a.source, label + (f" +{a.enclitic}" if a.enclitic else ""))
+                label = grammar_label(a.grammar)
+                label = f"{prefix} {label}" if prefix and label else prefix or label
+                propose(a.form, a.source, f"{label} +{a.enclitic}" if a.enclitic else label)
         return proposals
 
     def _family(self, lemma: str, compounds: bool = True, derivatives: bool = False) -> Family:
@@ -269,10 +273,12 @@ class Words:
         proposals = self._proposals(lemma)
         counts = self.store.word_counts(list(proposals))
         forms, unattested = [], []
-        for form, info in proposals.items():
+        for form, (sources, labels) in proposals.items():
             if form in counts:
-                info.paragraphs, info.bold_paragraphs = counts[form]
-                forms.append(info)
+                paragraphs, bold = counts[form]
+                forms.append(
+                    FormInfo(form=form, paragraphs=paragraphs, bold_paragraphs=bold, sources=sources, grammar=labels)
+                )
             else:
                 unattested.append(form)
         forms.sort(key=lambda f: (-f.paragraphs, f.form))
@@ -286,7 +292,22 @@ class Words:
 
     # --- the ordinary search ------------------------------------------------------------------
 
-    def _inflection(self, folded: str) -> Inflection | None:
+    @cached_property
+    def _kept(self) -> Expansions:
+        """The inflections computed by any worker over this vocabulary and lexicon, kept beside the index."""
+        return Expansions(self.store.files(), hashlib.sha1(repr(self._stamp).encode()).hexdigest())
+
+    def _inflection(self, word: str) -> Inflection | None:
+        """An inflection computed once per machine: kept beside the index by whichever worker computed it."""
+        kept = self._kept.get(word)
+        if kept is not MISSING:
+            return None if kept is None else Inflection(kept[0], kept[1], tuple(kept[2]), tuple(kept[3]))
+        found = self._computed_inflection(word)
+        if not getattr(self.lexicon, "problem", None):  # not what a damaged lexicon answered
+            self._kept.put(word, None if found is None else [found.word, found.lemma, found.forms, found.others])
+        return found
+
+    def _computed_inflection(self, folded: str) -> Inflection | None:
         """A diacritic-free (or written) word read as every attested form of its most frequent lemma."""
         folded = fold(folded)
         written = [form for form, _, _ in self.store.forms_by_fold(folded)[:3]]

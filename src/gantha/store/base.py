@@ -129,6 +129,10 @@ class LexiconUnreadable(StoreError):
     """An index's lexicon is damaged; search answers without inflections and meanings."""
 
 
+class TasksUnreadable(StoreError):
+    """An index's task queue is damaged; search answers, the admin API's writes wait for a new queue."""
+
+
 class Store(Protocol):
     """An index of passages with its side tables: documents, books, named texts, metadata, the vocabulary
     of the Pali original, the lexicon, vectors and the task queue.

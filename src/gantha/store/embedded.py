@@ -313,6 +313,8 @@ class EmbeddedStore(FolderServices, TableStore):
         """Modification times of the files a write changes (cheap to read per request)."""
         files = [self.path / "tantivy" / "meta.json", self.path / "gantha.sqlite-wal", self.path / "gantha.sqlite"]
         files += sorted((self.path / "vectors").glob("*/meta.json"))
+        files += sorted((self.path / "vectors").glob("*/*.npy"))  # a matrix damaged or replaced: read again
+        files.append(self.path / "lexicon.sqlite")  # replaced or damaged: read again (and found damaged, said so)
         return ",".join(str(f.stat().st_mtime_ns if f.exists() else 0) for f in files)
 
     # --- writing -------------------------------------------------------------------------------

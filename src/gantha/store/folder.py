@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
 
-from gantha.store.base import LexiconUnreadable, Vectors, VectorsUnreadable
+from gantha.store.base import LexiconUnreadable, TasksUnreadable, Vectors, VectorsUnreadable
 from gantha.store.lexicon import Lexicon
 from gantha.store.queue import TaskQueue
 from gantha.store.sql import SqliteDatabase
@@ -53,7 +53,13 @@ class FolderServices:
 
     @cached_property
     def _tasks(self) -> TaskQueue:
-        return TaskQueue(SqliteDatabase(self.path / "tasks.sqlite"))
+        path = self.path / "tasks.sqlite"
+        try:
+            return TaskQueue(SqliteDatabase(path))
+        except sqlite3.DatabaseError as exc:  # not cached: read again once the file is replaced
+            raise TasksUnreadable(
+                f"the task queue cannot be read ({exc}): delete {path} (its tasks are lost) and submit them again"
+            ) from exc
 
     def tasks(self) -> TaskQueue:
         return self._tasks

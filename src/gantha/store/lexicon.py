@@ -7,6 +7,7 @@ Small and read-mostly, needed by every backend alike: the embedded store keeps i
 from __future__ import annotations
 
 import re
+import sqlite3
 from functools import cached_property
 from pathlib import Path
 
@@ -39,10 +40,17 @@ class Lexicon:
 
     def __init__(self, db: Database):
         self.db = db
+        self.problem: str | None = None  # why the lexicon stopped answering while it was open (damaged)
         db.script(_SCHEMA)
 
     def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
-        return self.db.query(sql, args)
+        """The rows of a query; none when the file turns out damaged while it is open (the problem is kept and
+        reported: searches answer without inflections and meanings rather than fail)."""
+        try:
+            return self.db.query(sql, args)
+        except sqlite3.DatabaseError as exc:
+            self.problem = f"the lexicon cannot be read ({exc}): ingest wordstats, grammar and dict again"
+            return []
 
     def sources(self) -> dict[str, tuple[int, str]]:
         """Loaded sources: name → (rows, signature of the files they came from)."""
@@ -59,7 +67,7 @@ class Lexicon:
                 "rows=excluded.rows, signature=excluded.signature",
                 (name, str(path), len(rows), signature),
             )
-        for cached in ("endings", "sandhi", "_chinese_meanings", "_english_meanings"):
+        for cached in ("endings", "sandhi", "_chinese_meanings", "_english_meanings", "_derived"):
             self.__dict__.pop(cached, None)
         return len(rows)
 
@@ -155,7 +163,16 @@ class Lexicon:
 
     def derived_words(self, parent: str) -> list[tuple[str, str]]:
         """Words the dictionaries derive from ``parent`` (participles, causatives …): (word, grammar)."""
-        return self._query("SELECT DISTINCT word, grammar FROM dict WHERE parent=?", (parent,))
+        return list(self._derived.get(parent, ()))
+
+    @cached_property
+    def _derived(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Parent → its derived words, read once (the dictionaries have no index on the parent: a query per
+        lemma scanned them all, a tenth of a second)."""
+        out: dict[str, dict[tuple[str, str], None]] = {}
+        for word, grammar, parent in self._query("SELECT word, grammar, parent FROM dict WHERE parent <> ''"):
+            out.setdefault(parent, {})[(word, grammar)] = None
+        return {parent: tuple(rows) for parent, rows in out.items()}
 
     def is_lemma(self, word: str) -> bool:
         return bool(

@@ -72,6 +72,7 @@ class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable, DescriptionTab
                 "ingest into a new index"
             )
         self._books_cache: list[BookRecord] | None = None
+        self._books_by: dict[tuple[str | None, str | None], tuple[list[BookRecord], dict[str, BookRecord]]] = {}
         self._texts_cache: dict[str, TextRecord] | None = None
         self._texts_by_book: dict[tuple[str, str], list[TextRecord]] = {}
         self._texts_starts: dict[tuple[str, str], list[int]] = {}
@@ -81,6 +82,7 @@ class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable, DescriptionTab
     def _forget(self) -> None:
         """Drop what is cached of the tables (after a write, or when another process wrote)."""
         self._books_cache = None
+        self._books_by = {}
         self._texts_cache = None
         self._forget_topics()
         self._forget_summaries()
@@ -102,11 +104,16 @@ class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable, DescriptionTab
 
     def books(self, corpus: str | None = None, channel: str | None = "pali") -> dict[str, BookRecord]:
         """Recorded books keyed ``corpus/book``; ``channel=None``: in any channel (the first recorded)."""
+        records = self._records()
+        kept = self._books_by.get((corpus, channel))
+        if kept is not None and kept[0] is records:  # asked twice a search: made once per reading of the table
+            return dict(kept[1])
         out: dict[str, BookRecord] = {}
-        for r in self._records():
+        for r in records:
             if (channel is None or r.channel.name == channel) and (corpus is None or r.info.corpus == corpus):
                 out.setdefault(f"{r.info.corpus}/{r.info.book}", r)
-        return out
+        self._books_by[(corpus, channel)] = (records, out)
+        return dict(out)
 
     def records(self) -> list[BookRecord]:
         """Every recorded book in every channel."""

@@ -13,6 +13,7 @@ built from the same rows.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import time
@@ -90,12 +91,12 @@ class VectorIndex:
         self._hnsw = None
         self._columns: tuple[np.ndarray, ...] | None = None
         self._rows: dict[str, list[int]] = {}
-        self._saved: tuple[int, int, int] | None = None  # meta.json as read (inode, size, mtime), while unchanged
+        self._saved: tuple | None = None  # meta.json (inode, size, mtime) and the matrices as read, while unchanged
         try:
             stat = (self.dir / "meta.json").stat()
         except FileNotFoundError:
             return
-        saved = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        saved = (stat.st_ino, stat.st_size, stat.st_mtime_ns, *self._matrices())  # a matrix replaced: read again
         if previous is not None and previous._saved is not None and previous._saved == saved:
             self._adopt(previous)
         else:
@@ -109,6 +110,15 @@ class VectorIndex:
                 self._reindex()
             self.dim = matrix.shape[1] if len(self.ids) else dim
         self._saved = saved
+
+    def _matrices(self) -> tuple[int, ...]:
+        """The sizes and modification times of the saved matrices."""
+        out: list[int] = []
+        for f in sorted(self.dir.glob("*.npy")):
+            with contextlib.suppress(FileNotFoundError):  # an old matrix removed by a save meanwhile
+                stat = f.stat()
+                out += [stat.st_size, stat.st_mtime_ns]
+        return tuple(out)
 
     def _adopt(self, previous: VectorIndex) -> None:
         """Share the rows of an index read from the same save (read-only from here on: nothing is copied)."""

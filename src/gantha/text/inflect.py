@@ -8,7 +8,8 @@ the corpus attests are kept by the caller, so a generous table costs nothing but
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from gantha.model import EndingRule, SandhiRule
 
@@ -22,8 +23,7 @@ EXTRA_SANDHI = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
+class Analysis(NamedTuple):  # a tuple: hundreds of thousands are made per cold paradigm
     """One reading of a form: its lemma, part of speech, grammar, probability and the rule's source."""
 
     form: str
@@ -35,6 +35,7 @@ class Analysis:
     enclitic: str = ""
 
 
+@lru_cache(maxsize=4096)  # a few hundred grammars label hundreds of thousands of proposed forms
 def grammar_label(grammar: str) -> str:
     """``.m.$.sg.$.acc.`` → ``m. sg. acc.``"""
     return " ".join(f"{part.strip('.')}." for part in grammar.split("$") if part.strip("."))
@@ -55,12 +56,15 @@ def expand(lemma: str, endings: Iterable[EndingRule], sandhi: Iterable[SandhiRul
             form = lemma[: len(lemma) - len(rule.base_ending)] + rule.form_ending
             out.append(Analysis(form, lemma, rule.pos, rule.grammar, rule.probability, rule.source))
     joined: list[Analysis] = []
-    rules = list(sandhi)
+    by_ending: dict[str, list[tuple[int, SandhiRule]]] = {}  # the sandhi rules by the ending they join to
+    for k, s in enumerate(sandhi):
+        by_ending.setdefault(s.ending, []).append((k, s))
+    lengths = sorted({len(e) for e in by_ending})
     for a in out:
-        for s in rules:
-            if a.form.endswith(s.ending):
-                form = a.form[: len(a.form) - len(s.ending)] + s.joined
-                joined.append(Analysis(form, lemma, a.pos, a.grammar, a.probability * 0.9, s.source, s.enclitic))
+        found = [m for n in lengths if n <= len(a.form) for m in by_ending.get(a.form[len(a.form) - n :], ())]
+        for _, s in sorted(found, key=lambda m: m[0]) if len(found) > 1 else found:  # in the table's order
+            form = a.form[: len(a.form) - len(s.ending)] + s.joined
+            joined.append(Analysis(form, lemma, a.pos, a.grammar, a.probability * 0.9, s.source, s.enclitic))
     return sorted(out + joined, key=lambda a: -a.probability)
 
 
