@@ -9,7 +9,8 @@ import json
 import time
 
 from gantha.embed import make_embedder
-from gantha.ingest import embed_corpora, ingest_bible
+from gantha.embed.corpora import embed_corpora
+from gantha.ingest import ingest_bible
 from gantha.model import SearchRequest
 from gantha.research import Research
 from gantha.store.embedded import EmbeddedStore

@@ -1,8 +1,10 @@
-"""Build eval/regression.jsonl from the real data (deterministic).  python eval/build.py [DATA_DIR]
+"""Build eval/regression.jsonl and eval/bible.jsonl from the real data (deterministic).
+python eval/build.py [DATA_DIR] [bible]   (bible: only eval/bible.jsonl)
 
-Groups: Bible verse retrieval across languages (KJV → CUV, CUV → KJV), Chinese lexical search with
-traditional input, Pali diacritic-free forms and lemma expansion over a few CST books, and
-unanswerable queries that must be refused.
+regression.jsonl: Bible verse retrieval across languages (KJV → CUV, CUV → KJV, verses of the four books the
+test index holds), Chinese lexical search with traditional input, Pali diacritic-free forms and lemma expansion
+over a few CST books, and unanswerable queries that must be refused. bible.jsonl: the same verse retrieval
+over the whole Bible, :data:`WHOLE_BIBLE` verses in each direction spread evenly over all 66 books.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from gantha.text.chinese import to_simplified
 from gantha.text.pali import canon, fold
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "data"
+ARGS = [a for a in sys.argv[1:] if a != "bible"]
+DATA = Path(ARGS[0]) if ARGS else ROOT.parent / "shared" / "data"
 BIBLE_BOOKS = ("genesis", "matthew", "john", "romans")  # the books the test index holds
+WHOLE_BIBLE = 400  # verses per direction in bible.jsonl
 CST_BOOK = "vin02m3.mul"
 TRADITIONAL = {"耶稣": "耶穌", "天地": "天地", "创造": "創造", "祷告": "禱告", "信心": "信心", "爱人如己": "愛人如己"}
 NONSENSE = [
@@ -38,43 +42,50 @@ NONSENSE = [
 ]
 
 
-def verses(channel: str) -> dict[str, str]:
+def verses(channel: str, books: tuple[str, ...] | None = BIBLE_BOOKS) -> dict[str, str]:
+    """Verse coordinate → text of one translation (of these books; None: every book)."""
     out = {}
     for bf in bible.files(DATA / "bible"):
         if bf.channel.name != channel:
             continue
         info, _, vs = bible.read_file(bf)
-        if info.book in BIBLE_BOOKS:
+        if books is None or info.book in books:
             out.update({p.coordinate: p.text for p in vs})
     return out
 
 
-def main() -> None:
-    rows: list[dict] = []
-    kjv, cuv = verses("kjv"), verses("cuv")
+def verse_pairs(kjv: dict[str, str], cuv: dict[str, str], n: int, suffix: str = "") -> list[dict]:
+    """``n`` verses spread evenly over both translations, each asked in English for its Chinese verse and in
+    Chinese for its English one (groups ``bible-en-zh`` and ``bible-zh-en``, plus ``suffix``)."""
     shared = sorted(set(kjv) & set(cuv), key=lambda c: (c.split("/")[1], *map(int, c.split("/")[2].split(":"))))
-    sample = shared[:: max(1, len(shared) // 40)][:40]
-    for c in sample:
-        rows.append(
-            {
-                "id": f"en-zh:{c}",
-                "group": "bible-en-zh",
-                "query": kjv[c],
-                "mode": "hybrid",
-                "relevant": [c],
-                "filters": {"languages": ["zh"], "corpora": ["bible"]},
-            }
-        )
-        rows.append(
-            {
-                "id": f"zh-en:{c}",
-                "group": "bible-zh-en",
-                "query": cuv[c],
-                "mode": "hybrid",
-                "relevant": [c],
-                "filters": {"languages": ["en"], "corpora": ["bible"]},
-            }
-        )
+    rows = []
+    for c in shared[:: max(1, len(shared) // n)][:n]:
+        for direction, text, language in (("en-zh", kjv[c], "zh"), ("zh-en", cuv[c], "en")):
+            rows.append(
+                {
+                    "id": f"{direction}:{c}",
+                    "group": f"bible-{direction}{suffix}",
+                    "query": text,
+                    "mode": "hybrid",
+                    "relevant": [c],
+                    "filters": {"languages": [language], "corpora": ["bible"]},
+                }
+            )
+    return rows
+
+
+def write(rows: list[dict], name: str) -> None:
+    out = ROOT / "eval" / name
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(f"{len(rows)} queries → {out}")
+
+
+def main() -> None:
+    write(verse_pairs(verses("kjv", None), verses("cuv", None), WHOLE_BIBLE, "-whole"), "bible.jsonl")
+    if "bible" in sys.argv[1:]:
+        return
+    kjv, cuv = verses("kjv"), verses("cuv")
+    rows = verse_pairs(kjv, cuv, 40)
     for phrase, traditional in TRADITIONAL.items():
         relevant = [c for c, t in cuv.items() if phrase in t]
         rows.append(
@@ -130,9 +141,7 @@ def main() -> None:
                 "answerable": False,
             }
         )
-    out = ROOT / "eval" / "regression.jsonl"
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    print(f"{len(rows)} queries → {out}")
+    write(rows, "regression.jsonl")
 
 
 if __name__ == "__main__":

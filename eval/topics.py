@@ -21,7 +21,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from gantha.embed import make_embedder
-from gantha.ingest import embed_corpora, ingest_markdown
+from gantha.embed.corpora import embed_corpora
+from gantha.ingest import ingest_markdown
 from gantha.store.embedded import EmbeddedStore
 from gantha.store.factory import open_store
 from gantha.topics.classify import IndexClassifier, classify_index, roots

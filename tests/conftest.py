@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from gantha.embed import make_embedder
+from gantha.embed.corpora import embed_corpora
 from gantha.ingest import (
-    embed_corpora,
     ingest_bible,
     ingest_cst,
     ingest_lexicon,

@@ -198,7 +198,7 @@ def test_get_a_verse_in_every_translation_by_default(research):
 
 
 def test_embedding_again_embeds_only_what_changed(tmp_path):
-    from gantha.ingest import embed_corpora
+    from gantha.embed.corpora import embed_corpora
 
     folder = tmp_path / "books"
     folder.mkdir()

@@ -11,7 +11,8 @@ import numpy as np
 from gantha.api import live as live_module
 from gantha.api.live import FRESH_WAIT, LiveIndex
 from gantha.embed import make_embedder
-from gantha.ingest import embed_corpora, ingest_markdown
+from gantha.embed.corpora import embed_corpora
+from gantha.ingest import ingest_markdown
 from gantha.model import SearchMode, SearchRequest
 from gantha.research import Research
 from gantha.store.embedded import EmbeddedStore

@@ -19,6 +19,7 @@ import httpx
 import numpy as np
 import pytest
 
+from gantha.corpus.blurbs import Description
 from gantha.ingest import ingest_cst, ingest_lexicon
 from gantha.model import BookInfo, ChannelInfo, Passage
 from gantha.store.base import BookRecord, Clause, IndexBusy, Store, StoreError, StoreQuery
@@ -387,6 +388,12 @@ def test_vectors_add_search_replace_and_remove(request, tmp_path, kind):
     final = store.vectors("test-embedder", 8)
     assert sorted(final.ids) == ["md/note/3@md", "md/note/4@md", "md/note/4@md#2"]
     assert final.checksum("md/note/3@md") == 99
+    ids, meta, rows = final.export("md")  # what a vector pack takes (gantha vectors export)
+    assert sorted(ids) == sorted(final.ids) and rows.shape == (3, 8) and meta[ids.index("md/note/3@md")][3] == 99
+    assert np.allclose(rows[ids.index("md/note/4@md#2")], matrix[5], atol=1e-3) and final.export("bible")[0] == []
+    assert store.descriptions() == {}
+    store.set_descriptions([Description("mn10", "mn", 10, "Mahāsatipaṭṭhānasutta", chinese="", blurb="Mindfulness.")])
+    assert store.descriptions()["mn10"].blurb == "Mindfulness." and store.descriptions()["mn10"].order == 10
     store.close()
 
 

@@ -12,7 +12,8 @@ import pytest
 from gantha.config import settings
 from gantha.corpus import bible
 from gantha.embed import make_embedder
-from gantha.ingest import embed_corpora, ingest_markdown
+from gantha.embed.corpora import embed_corpora
+from gantha.ingest import ingest_markdown
 from gantha.model import SearchRequest
 from gantha.research import Research, nodes
 from gantha.search.semantic import SemanticRoute

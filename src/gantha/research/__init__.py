@@ -25,6 +25,7 @@ from gantha.research.words import Entry, FormsResult, Morphology, WordResult, Wo
 from gantha.search.pipeline import Pipeline
 from gantha.search.plan import check_query
 from gantha.search.rerank import Calibration, EmbeddingReranker, Judge
+from gantha.search.routes import Routes
 from gantha.search.semantic import SemanticRoute, VectorsUnreadable
 from gantha.search.service import Searcher
 from gantha.search.words import Words
@@ -93,7 +94,8 @@ class Research(
         except LexiconUnreadable as exc:  # search answers, without inflections and dictionary meanings
             lexicon, lexicon_problem = Lexicon(SqliteDatabase(Path(":memory:"))), str(exc)
         words = previous.words.reopened(lexicon, store) if previous is not None and not lexicon_problem else None
-        research = cls(store, lexicon, semantic, fusion or s.fusion, words)
+        routes = Routes.open(store, semantic, previous.searcher.routes if previous is not None else None)
+        research = cls(store, lexicon, semantic, fusion or s.fusion, words, routes)
         research.searcher.vector_problem = problem
         research.opening_problems = [p for p in (problem, lexicon_problem) if p]
         return research
@@ -105,6 +107,7 @@ class Research(
         semantic: SemanticRoute | None = None,
         fusion: str = "rrf",
         words: Words | None = None,
+        routes: Routes | None = None,
     ):
         self.store = store
         self.lexicon = lexicon
@@ -114,10 +117,11 @@ class Research(
         self.words = words or Words(lexicon, store)
         inflect = self.words.inflection if lexicon is not None else None
         headword = self.words.is_headword if lexicon is not None else None
-        self.searcher = Searcher(store, semantic, fusion, judge, inflect=inflect, headword=headword)
+        self.searcher = Searcher(store, semantic, fusion, judge, inflect=inflect, headword=headword, routes=routes)
         self.pipeline = Pipeline(store, lexicon, self.searcher, self)
         self._analyse = lru_cache(maxsize=65536)(self._analyse_uncached)
         self._outlines, self._summaries, self._named_texts, self._titles = {}, {}, None, None
+        self._descriptions = {}
         self.opening_problems: list[str] = []  # side files that could not be read: the index answers degraded
 
     @property

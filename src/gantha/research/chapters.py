@@ -40,6 +40,8 @@ class ChapterResult(BaseModel):
     confirmed: bool
     passages: list[ChapterPassage] | None = None
     message: str | None = None
+    summary: str | None = None  # SuttaCentral's blurb of the sutta or chapter, where it has one
+    title_zh: str | None = None  # its Chinese name, where SuttaCentral gives one
 
 
 class ChannelStatus(BaseModel):
@@ -78,7 +80,7 @@ def _section_of(passages: list[Passage], p: Passage) -> list[Passage]:
 
 
 class ChapterVerbs:
-    """Needs ``store``, ``resolve``, ``named``, ``_part_of``."""
+    """Needs ``store``, ``resolve``, ``named``, ``_part_of``, ``_locate``, ``node_description``."""
 
     def _pali(self, coordinate: str) -> Passage:
         """The passage at a coordinate (or a sutta reference): the Pali original, else the first channel with it."""
@@ -101,6 +103,7 @@ class ChapterVerbs:
         ``section`` only the innermost heading's section around the coordinate."""
         if script not in SCRIPTS:
             raise SearchError("invalid_parameter", f"unknown script {script!r}; one of {', '.join(SCRIPTS)}")
+        described = None
         if span := self._paragraph_range(coordinate, channel):
             p, passages = span[0], span
             channel = p.channel
@@ -111,9 +114,11 @@ class ChapterVerbs:
             if named := self.named(coordinate):  # a sutta reference: that sutta, not the chapter holding it
                 passages = self.store.book_passages(p.corpus, p.book, channel, (named.first_seq, named.last_seq))
                 title = f"{named.label} {named.title or named.pali_title}".strip()
+                described = (named.blurb, named.zh_title)
             else:
                 passages = self.store.chapter(p.corpus, p.book, p.chapter, channel)
                 title = p.chapter_title or (p.path[-1] if p.path else "")
+                described = self._chapter_description(p)
             if section:  # the run of passages under the same headings as the coordinate's
                 passages = _section_of(passages, p)
                 title = " › ".join(p.path) or title
@@ -128,6 +133,8 @@ class ChapterVerbs:
             characters=chars,
             approx_tokens=chars // 4,
             confirmed=confirm,
+            summary=(described[0] or None) if described and not section else None,
+            title_zh=(described[1] or None) if described and not section else None,
         )
         if not confirm:
             result.message = (
@@ -150,6 +157,17 @@ class ChapterVerbs:
                 for x in passages
             ]
         return result
+
+    def _chapter_description(self, p: Passage) -> tuple[str, str] | None:
+        """The blurb and Chinese name SuttaCentral gives the chapter holding a passage, where it gives them."""
+        if p.chapter < 1 or not self.store.descriptions():
+            return None
+        try:
+            corpus, book, node = self._locate(f"{p.corpus}/{p.book}/ch{p.chapter}")
+        except SearchError:
+            return None
+        found = self.node_description(corpus, book, node)
+        return (found.blurb, found.chinese) if found else None
 
     def _paragraph_range(self, coordinate: str, channel: str) -> list[Passage] | None:
         """The passages of ``corpus/book/A-B`` (paragraphs A to B with their unnumbered followers), or None

@@ -25,14 +25,15 @@ from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, Field
 
-from gantha.model import Passage, TextRecord, TopicRecord
+from gantha.corpus.blurbs import Description
+from gantha.model import HEADING_KINDS, Passage, TextRecord, TopicRecord
+from gantha.research.descriptions import match
 from gantha.search.errors import SearchError
 from gantha.text.pali import fold
 from gantha.text.segment import cut
 from gantha.text.sentences import split
 from gantha.text.summary import central
 
-HEADING_KINDS = frozenset(("centre", "nikaya", "book", "chapter", "title", "subhead", "subsubhead", "heading"))
 NODE = re.compile(r"^(?P<book>[^/]+/[^/]+)/ch(?P<key>\d+(?:\.\d+)*)$")  # cst/vin02m3.mul/ch3.2
 SUMMARY_CHANNELS = ("en",)  # translations a Pali node's summary is taken from, where they have text
 MAX_BOOKS = 256  # outlines kept in memory (the whole CST: about 50 MB)
@@ -53,7 +54,8 @@ class OutlineNode(BaseModel):
     sutta: str | None = None  # the named text this node holds whole, "MN 10"
     summary: str | None = None
     summary_channel: str | None = None  # the channel the summary was taken from: en, pali …
-    summary_by: str | None = None  # "extractive", or "model:<name>" (stored by `gantha summarize`)
+    summary_by: str | None = None  # "suttacentral" (its blurb), "extractive", or "model:<name>" (`gantha summarize`)
+    title_zh: str | None = None  # its Chinese name, where SuttaCentral gives one
     topic: str | None = None  # its category in the taxonomy (a book's or chapter's), or "uncategorized"
     topic_confidence: float | None = None
     topic_tags: list[str] = Field(default_factory=list)  # soft tags: the other candidate categories
@@ -264,6 +266,7 @@ class OutlineVerbs:
     _outlines: dict[tuple[str, str], tuple[_Node, str]]  # (corpus, book) → its tree, the channel read
     _summaries: dict[tuple[str, str, tuple[int, ...]], tuple[str | None, str | None]]
     _named_texts: list[TextRecord] | None  # every named text of the index, read once
+    _descriptions: dict[tuple[str, str], dict[tuple[int, ...], Description]]  # (corpus, book) → node key → its
 
     def outline(self, coordinate: str, summaries: bool = True) -> OutlineResult:
         """The node a coordinate names, its parents and its children, with sizes (and summaries)."""
@@ -351,6 +354,7 @@ class OutlineVerbs:
             summary, source, by = None, None, None
             if with_summary and summaries:
                 summary, source, by = self._shown_summary(corpus, book, node, channel)
+            described = self.node_description(corpus, book, node)
             return OutlineNode(
                 coordinate=node_coordinate(corpus, book, node),
                 level=node_level(node),
@@ -365,16 +369,29 @@ class OutlineVerbs:
                 summary=summary,
                 summary_channel=source,
                 summary_by=by,
+                title_zh=described.chinese or None if described else None,
                 **_topic(topics.get(node.key[0] if node.key else 0)),  # a section: its chapter's
             )
 
         return show
 
+    def node_description(self, corpus: str, book: str, node: _Node) -> Description | None:
+        """SuttaCentral's description of a node (its blurb, its Chinese name), where it has one."""
+        if (corpus, book) not in self._descriptions:
+            tree, _ = self._book_tree(corpus, book)
+            texts = {t.label: t.uid for t in self._named_texts or [] if t.corpus == corpus and t.book == book}
+            nodes = [(n.key, n.title or tree.title, n.sutta) for n in tree.walk()]
+            self._descriptions[(corpus, book)] = match(nodes, self.store.descriptions(), texts, book)
+        return self._descriptions[(corpus, book)].get(node.key)
+
     def _shown_summary(
         self, corpus: str, book: str, node: _Node, channel: str
     ) -> tuple[str | None, str | None, str | None]:
-        """The summary a node shows, the channel it was drawn from and who wrote it: a model's, where one
-        is stored (``gantha summarize``), else the extractive one."""
+        """The summary a node shows, the channel it was drawn from and who wrote it: SuttaCentral's blurb where
+        it has one, else a model's where one is stored (``gantha summarize``), else the extractive one."""
+        described = self.node_description(corpus, book, node)
+        if described is not None and described.blurb:
+            return described.blurb, "en", "suttacentral"
         summary, source = self._summary(corpus, book, node, channel)
         record = self.store.node_summaries(corpus, book).get(node_coordinate(corpus, book, node))
         if record is not None and not record.method.endswith(":extractive"):

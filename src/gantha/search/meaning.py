@@ -5,6 +5,7 @@ honest refusal when the best candidates are not relevant enough."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from gantha import deadline
 from gantha.model import Passage, QueryInfo, SearchMode, SearchRequest, SearchResponse
@@ -15,6 +16,7 @@ from gantha.search.plan import Planner
 from gantha.search.present import ORIGINALS, Presenter, original_of
 from gantha.search.query import parse_query
 from gantha.search.rerank import Judge, coverage
+from gantha.search.routes import Routes
 from gantha.search.semantic import SemanticRoute
 from gantha.text.chinese import has_chinese
 from gantha.text.english import content_words, question_topic
@@ -23,9 +25,8 @@ from gantha.text.pali import WORD_RE, fold
 
 HYBRID_DEPTH = 50  # candidates each route contributes to a fused ranking
 REFUSAL_DEPTH = 10  # candidates judged before refusing, whatever page was asked for
-# weight in RRF of a route beyond lexical and vector (the dictionary bridge): fitted on eval/calibration.jsonl
-EXTRA_WEIGHT = 0.5
 PER_TEXT = 2  # paragraphs of one sutta among the best meaning-search hits before the next sutta's
+KEYS_KEPT = 200_000  # documents whose named text is remembered
 
 
 def sought(question: str) -> str:
@@ -42,10 +43,13 @@ class MeaningSearch:
         semantic: SemanticRoute | None = None,
         fusion: str = "rrf",
         judge: Judge | None = None,
+        routes: Routes | None = None,
     ):
         self.planner, self.presenter = planner, presenter
         self.store = planner.store
         self.semantic, self.fusion, self.judge = semantic, fusion, judge
+        self.routes = routes or Routes(semantic)  # the vector route by the question's language
+        self._keys: dict[str, object] = {}
         self.vector_problem: str | None = None  # why the vectors could not be read, if they could not
 
     def is_pali(self, text: str) -> bool:
@@ -81,21 +85,35 @@ class MeaningSearch:
         result = self.store.search(sq)
         return [(h.passage.doc_id, h.score) for h in result.hits], info
 
-    def vector_ranking(self, req: SearchRequest, depth: int = HYBRID_DEPTH) -> list[tuple[str, float]]:
-        if self.semantic is None:
+    def language(self, text: str) -> str:
+        """The language a question is routed by: ``zh`` (it holds Chinese), ``pali`` (every word a Pali word of
+        the index), else ``en``."""
+        return "zh" if has_chinese(text) else "pali" if self.is_pali(text) else "en"
+
+    def route(self, req: SearchRequest, language: str) -> SemanticRoute:
+        """The vector route of a question in ``language`` (:meth:`Routes.choose`), or why there is none."""
+        route = self.routes.choose(language, self.planner.filters(req).get("corpus"))
+        if route is None:
             raise SearchError(
                 "mode_unavailable",
                 self.vector_problem
                 or f"search mode {req.mode.value!r} needs vectors: build them with "
                 "`gantha embed` (corpora in GANTHA_VECTOR_CORPORA)",
             )
+        return route
+
+    def vector_ranking(
+        self, req: SearchRequest, depth: int = HYBRID_DEPTH, language: str | None = None
+    ) -> list[tuple[str, float]]:
+        """The vector route's ranking of document ids (of ``language``'s route: by default the question's own)."""
+        route = self.route(req, language or self.language(req.q))
         filters = self.planner.filters(req)
         scopes = self.planner.scopes(req)
         deadline.check()
         books = filters.get("book")
         if scopes:  # topics: their books searched, then the chapters kept
             books = sorted({b for _, b, _ in scopes} & set(books or {b for _, b, _ in scopes}))
-        found = self.semantic.search(
+        found = route.search(
             req.q,
             depth * (4 if scopes else 1),
             corpora=filters.get("corpus"),
@@ -173,62 +191,94 @@ class MeaningSearch:
         req: SearchRequest,
         extra: list[list[tuple[str, float]]] | None = None,
         extra_routes: list[str] | None = None,
+        weights: dict[str, float] | None = None,
     ) -> tuple[list[tuple[str, float]], dict[str, list[str]], QueryInfo]:
-        """The fused ranking of shown documents, the documents that matched for each, and the explanation."""
+        """The fused ranking of shown documents, the documents that matched for each, and the explanation;
+        ``weights``: each route's weight instead of those of the question's language (when fitting them)."""
+        ranked = self.route_rankings(req, extra, extra_routes)
+        chosen = weights or ranked.weights
+        ranked.info.weights = [chosen.get(name, 0.0) for name in ranked.routes] if len(ranked.routes) > 1 else None
+        return self.fuse(ranked, chosen), ranked.evidence, ranked.info
+
+    def route_rankings(
+        self,
+        req: SearchRequest,
+        extra: list[list[tuple[str, float]]] | None = None,
+        extra_routes: list[str] | None = None,
+    ) -> Ranked:
+        """Each route's ranking of a semantic (vector only) or hybrid search (lexical, vector, the extra routes
+        and, for a Chinese question, its English gloss by words and by meaning), translations counted for their
+        originals unless a language or channel is asked for."""
         depth = max(HYBRID_DEPTH, req.offset + req.limit)
         filters = self.planner.filters(req)
         collapse = "language" not in filters and "channel" not in filters
         asked = req
         if (topic := sought(req.q)) != req.q:
             req = req.model_copy(update={"q": topic})
-        vector = self.vector_ranking(req, depth)
+        language = self.language(req.q)
+        route = self.route(req, language)
+        vector = self.vector_ranking(req, depth, language)
         if req.mode == SearchMode.SEMANTIC:
             info = QueryInfo(original=asked.q, mode=req.mode, normalized=req.q, routes=["vector"])
-            routes = [vector]
+            routes = {"vector": vector}
         else:
             lexical, info = self.lexical_ranking(req, depth, translations=collapse)
             info.original = asked.q
-            info.mode, info.routes = req.mode, ["lexical", "vector", *(extra_routes or [])]
-            routes = [lexical, vector, *(extra or [])]
-            weights = [1.0, 1.0, *([EXTRA_WEIGHT] * len(extra or []))]
-            info.fusion = self.fusion
-            if collapse and has_chinese(req.q) and (english := gloss(req.q)):
+            info.mode, info.routes, info.fusion = req.mode, ["lexical", "vector", *(extra_routes or [])], self.fusion
+            routes = {"lexical": lexical, "vector": vector, **dict(zip(extra_routes or [], extra or [], strict=True))}
+            if collapse and language == "zh" and (english := gloss(req.q)):
                 # a Chinese question reaches the English aligned to the Pali through its dictionary gloss too,
-                # by words and by meaning (each weighted as the question's own routes: fitted on the calibration set)
+                # by words and by meaning (searched by the question's own vector route)
                 english_req = req.model_copy(update={"q": english})
-                routes += [
-                    self.lexical_ranking(english_req, depth, translations=True)[0],
-                    self.vector_ranking(english_req, depth),
-                ]
-                weights += [1.0, 1.0]
+                routes["gloss-lexical"] = self.lexical_ranking(english_req, depth, translations=True)[0]
+                routes["gloss-vector"] = self.vector_ranking(english_req, depth, language)
                 info.routes += ["gloss-lexical", "gloss-vector"]
                 info.notes.append(f"gloss (CC-CEDICT): {english}")
+        info.language, info.embedder = language, route.embedder.name
         if topic != asked.q:
             info.notes.append(f"asked what the texts say about {topic!r}: the routes searched for that")
         evidence: dict[str, list[str]] = {}  # shown document → the documents that matched for it
         if collapse:
-            routes = [_collapsed(r, evidence) for r in routes]
+            routes = {name: _collapsed(r, evidence) for name, r in routes.items()}
+        return Ranked(routes, evidence, info, self.routes.weights_for(language, route), depth)
+
+    def fuse(self, ranked: Ranked, weights: dict[str, float]) -> list[tuple[str, float]]:
+        """The routes' rankings fused (RRF with these weights, or the weighted sum of scores), diversified."""
+        routes = list(ranked.routes.values())
         if len(routes) == 1:
             fused = routes[0]
         elif self.fusion == "weighted":
             fused = weighted(routes, [0.7, 0.3, *([0.3] * (len(routes) - 2))])
         else:
-            fused = rrf([[d for d, _ in r] for r in routes], weights=weights)
-        return self._diversified(fused, depth), evidence, info
+            names = list(ranked.routes)
+            fused = rrf([[d for d, _ in r] for r in routes], weights=[weights.get(n, 0.0) for n in names])
+        return self._diversified(fused, ranked.depth)
 
     def _diversified(self, fused: list[tuple[str, float]], depth: int) -> list[tuple[str, float]]:
         """At most ``PER_TEXT`` paragraphs of one named text (a sutta) among the best ``depth``; the rest follow."""
         head = fused[:depth]
-        passages = self.store.get_ids([d for d, _ in head])
+        keys = self._text_keys([d for d, _ in head])
         seen: dict[object, int] = {}
         first, later = [], []
         for doc_id, score in head:
-            p = passages.get(doc_id)
-            named = self.store.text_at(p.corpus, p.book, p.seq) if p else None
-            key = (p.book, named.uid) if p and named else doc_id
+            key = keys[doc_id]
             seen[key] = seen.get(key, 0) + 1
             (first if seen[key] <= PER_TEXT else later).append((doc_id, score))
         return first + later + fused[depth:]
+
+    def _text_keys(self, doc_ids: list[str]) -> dict[str, object]:
+        """The named text (book, uid) holding each document, else the document itself (remembered: the texts do
+        not change while an index is open)."""
+        missing = [d for d in doc_ids if d not in self._keys]
+        if missing:
+            if len(self._keys) > KEYS_KEPT:
+                self._keys.clear()
+            passages = self.store.get_ids(missing)
+            for d in missing:
+                p = passages.get(d)
+                named = self.store.text_at(p.corpus, p.book, p.seq) if p else None
+                self._keys[d] = (p.book, named.uid) if p and named else d
+        return {d: self._keys.get(d, d) for d in doc_ids}
 
     def evidence_passages(
         self, doc_ids: list[str], shown: dict[str, Passage], evidence: dict[str, list[str]]
@@ -251,6 +301,18 @@ class MeaningSearch:
         for (d, _), c in zip(pairs, scores, strict=True):
             out[d] = max(out.get(d, 0.0), c)
         return out
+
+
+@dataclass
+class Ranked:
+    """Each route's ranking of one search (by route name), the evidence of each shown document, the
+    explanation, the fusion weights of the question's language and the depth diversified."""
+
+    routes: dict[str, list[tuple[str, float]]]
+    evidence: dict[str, list[str]]
+    info: QueryInfo
+    weights: dict[str, float]
+    depth: int
 
 
 def _collapsed(route: list[tuple[str, float]], evidence: dict[str, list[str]]) -> list[tuple[str, float]]:

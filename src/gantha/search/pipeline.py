@@ -17,6 +17,7 @@ from gantha.search.bridges import Bridges
 from gantha.search.errors import SearchError
 from gantha.search.fusion import rrf
 from gantha.search.highlight import snippet
+from gantha.search.meaning import Ranked
 from gantha.search.service import Searcher
 from gantha.search.words import Family
 from gantha.store.base import Clause, Store
@@ -87,15 +88,7 @@ class Pipeline:
         semantic and hybrid candidates are kept below the refusal threshold)."""
         if req.related_id:
             return self._related(req)
-        bridges = (
-            self.bridges.find(req.q)
-            if req.q.strip()
-            and not (lemma or req.forms or req.page_ref)
-            and req.mode != "exact"
-            and req.granularity != "sentence"
-            and not self.searcher.is_pali(req.q)
-            else []
-        )
+        bridges = self._bridges(req, lemma)
         if bridges:
             return self._bridged(req, bridges, refuse)
         family = None
@@ -147,6 +140,22 @@ class Pipeline:
                     res.suggestions = [f.form for f in attested.forms[:20]]
                     break
         return res
+
+    def _bridges(self, req: SearchRequest, lemma: str | None = None) -> list[dict[str, Any]]:
+        """The Pali lemmas a query in other words names (Chinese or English terms), where a search bridges."""
+        if not req.q.strip() or lemma or req.forms or req.page_ref or req.mode == "exact":
+            return []
+        if req.granularity == "sentence" or self.searcher.is_pali(req.q):
+            return []
+        return self.bridges.find(req.q)
+
+    def route_rankings(self, req: SearchRequest) -> Ranked:
+        """Each route's ranking of a semantic or hybrid search, as :meth:`search` fuses them (the dictionary
+        bridge included where the query names a Pali lemma): for fitting the fusion weights and judging them."""
+        if bridges := self._bridges(req):
+            ranking = self.bridges.ranking(bridges, req, max(50, req.offset + req.limit))
+            return self.searcher.route_rankings(req, extra=[ranking], extra_routes=["bridge"])
+        return self.searcher.route_rankings(req)
 
     def _did_you_mean(self, res: SearchResponse) -> None:
         """For a query without hits: the attested words nearest to the first word the texts never write."""

@@ -52,6 +52,8 @@ class Presenter:
         hit = Hit.of(p, rank, text, score, **extra)
         if (named := self.store.text_at(p.corpus, p.book, p.seq)) is not None:
             hit.sutta, hit.sutta_title = named.label, named.title or None
+            hit.sutta_title_pali, hit.sutta_title_zh = named.pali_title or None, named.zh_title or None
+            hit.sutta_summary = named.blurb or None
         return hit
 
     def attach_translations(self, hits: list[Hit], terms: set[str]) -> None:

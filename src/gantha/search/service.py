@@ -14,6 +14,7 @@ from gantha.search.meaning import REFUSAL_DEPTH, MeaningSearch
 from gantha.search.plan import DEFAULT_CORPUS, Planner, tag_groups
 from gantha.search.present import HIT_FIELDS, Presenter, compact, original_of
 from gantha.search.rerank import Judge
+from gantha.search.routes import Routes
 from gantha.search.semantic import SemanticRoute
 from gantha.search.words import Family, Inflection
 from gantha.store.base import Store
@@ -41,18 +42,21 @@ class Searcher:
         judge: Judge | None = None,
         inflect: Callable[[str], Inflection | None] | None = None,
         headword: Callable[[str, bool], bool] | None = None,
+        routes: Routes | None = None,
     ):
         self.store = store
         self.planner = Planner(store, inflect, headword)
         self.presenter = Presenter(store)
         self.lexical = LexicalSearch(self.planner, self.presenter)
-        self.meaning = MeaningSearch(self.planner, self.presenter, semantic, fusion, judge)
+        self.meaning = MeaningSearch(self.planner, self.presenter, semantic, fusion, judge, routes)
         self.plan = self.planner.plan
         self.hit = self.presenter.hit
         self.buckets = self.presenter.buckets
         self.attach_translations = self.presenter.attach_translations
         self.search_fused = self.meaning.search_fused
         self.fused_ranking = self.meaning.fused_ranking
+        self.route_rankings = self.meaning.route_rankings
+        self.fuse = self.meaning.fuse
         self.lexical_ranking = self.meaning.lexical_ranking
         self.vector_ranking = self.meaning.vector_ranking
         self.evidence_passages = self.meaning.evidence_passages
@@ -61,6 +65,10 @@ class Searcher:
     @property
     def semantic(self) -> SemanticRoute | None:
         return self.meaning.semantic
+
+    @property
+    def routes(self) -> Routes:
+        return self.meaning.routes
 
     @property
     def judge(self) -> Judge | None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage, SummaryRecord, TextRecord, TopicRecord
 
 if TYPE_CHECKING:
+    from gantha.corpus.blurbs import Description
     from gantha.store.lexicon import Lexicon
     from gantha.store.queue import TaskQueue
 
@@ -251,6 +252,14 @@ class Store(Protocol):
         """Forget a book's node summaries (the content-hash cache of model summaries stays)."""
         ...
 
+    def descriptions(self) -> dict[str, Description]:
+        """What the source says of its texts and divisions (SuttaCentral's blurbs and names), by uid."""
+        ...
+
+    def set_descriptions(self, rows: list[Description]) -> None:
+        """Replace every description with these."""
+        ...
+
     def cached_summary(self, signature: str) -> str | None:
         """A model-written summary of this content hash."""
         ...
@@ -350,6 +359,10 @@ class Vectors(Protocol):
         ...
 
     def similarity(self, doc_id: str, query: Any) -> float | None: ...
+
+    def export(self, corpus: str, channel: str | None = None) -> tuple[list[str], list, Any]:
+        """The rows of one corpus (in one channel): ids, meta and their vectors (a matrix)."""
+        ...
 
     def mean(self, doc_ids: list[str]) -> Any:
         """The unit-length mean of the rows of these documents (None when none has a vector)."""

@@ -12,6 +12,7 @@ import orjson
 
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, TextRecord
 from gantha.store.base import BookRecord, StoreError
+from gantha.store.descriptions import DescriptionTable
 from gantha.store.links import LinkTable
 from gantha.store.sql import Database
 from gantha.store.summaries import SummaryTable
@@ -52,8 +53,9 @@ def upsert(table: str, columns: str, key: str) -> str:
     return f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT ({key}) DO UPDATE SET {updates}"
 
 
-class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable):
-    """Books, texts, metadata, vocabulary, topics, summaries and links over a database (a base of both backends)."""
+class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable, DescriptionTable):
+    """Books, texts, metadata, vocabulary, topics, summaries, links and descriptions over a database (a base of
+    both backends)."""
 
     db: Database
 
@@ -84,6 +86,7 @@ class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable):
         self._texts_cache = None
         self._forget_topics()
         self._forget_summaries()
+        self._forget_descriptions()
 
     # --- books ---------------------------------------------------------------------------------
 
@@ -179,6 +182,9 @@ class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable):
                 "FROM texts ORDER BY corpus, book, first_seq"
             )
             self._texts_cache = {r[0]: TextRecord(*r) for r in rows}
+            for uid, d in self.descriptions().items():  # the Chinese name and the blurb, where given
+                if (r := self._texts_cache.get(uid)) is not None:
+                    r.zh_title, r.blurb = d.chinese, d.blurb
             self._texts_by_book = {}
             for r in self._texts_cache.values():  # in reading order (the query sorts by first_seq)
                 self._texts_by_book.setdefault((r.corpus, r.book), []).append(r)

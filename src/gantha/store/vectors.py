@@ -258,6 +258,11 @@ class VectorIndex:
             if old.name != name:
                 old.unlink(missing_ok=True)
 
+    def export(self, corpus: str, channel: str | None = None) -> tuple[list[str], list[RowMeta], np.ndarray]:
+        """The rows of one corpus (in one channel): ids, meta and their vectors."""
+        rows = [i for i, m in enumerate(self.meta) if m[0] == corpus and (channel is None or m[1] == channel)]
+        return [self.ids[i] for i in rows], [self.meta[i] for i in rows], np.asarray(self.matrix[rows], np.float32)
+
     def similarity(self, doc_id: str, query: np.ndarray) -> float | None:
         """Cosine of the query with the document's closest row (None when it has no vector)."""
         rows = self._rows.get(doc_id)

@@ -4,22 +4,26 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from gantha import __version__
+from gantha import __version__, upgrade
 from gantha.api.errors import ERRORS
 from gantha.api.live import LiveIndex
 from gantha.api.responses import BookData, Envelope, HealthData, StoreData
+from gantha.config import settings
 from gantha.store.base import Store, StoreError
 
 
 def health_data(index: LiveIndex) -> HealthData:
     """The index a server answers from and what is wrong with it: degraded with the reasons when a side file is
     unreadable, the replica it reads lags or has lost its primary (it answers from what it holds), or the
-    database cannot be reached (it answers nothing)."""
+    database it was serving cannot be reached (it answers nothing). A server that never had its index answers
+    503 ``index_unavailable``, as every route does."""
     try:
         research = index.research()
     except StoreError as exc:
         open_now = index.current()
-        store, problems = _store(index, open_now.store) if open_now else (None, [])
+        if open_now is None:
+            raise
+        store, problems = _store(index, open_now.store)
         return HealthData(
             status="degraded",
             version=__version__,
@@ -40,6 +44,8 @@ def health_data(index: LiveIndex) -> HealthData:
         corpora=sorted({r.info.corpus for r in books}),
         problems=problems,
         store=store,
+        embedders=research.searcher.routes.names(),
+        upgrade=upgrade.status(research.store, upgrade.wanted(settings().upgrade_embedder)),
     )
 
 

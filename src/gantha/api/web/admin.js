@@ -82,7 +82,7 @@ function topicOf(node) {
 /** One outline node and the nodes below it: title, level, size, topic, its summary. */
 function outlineNode(node, top = false) {
   const size = `${node.paragraphs.toLocaleString()} ${t("col.passages").toLowerCase()} · ${node.characters.toLocaleString()} ${t("admin.chars")}`;
-  const label = `<span class="node-title">${esc(node.title)}</span> <span class="path">${esc(node.level)}${node.sutta ? ` · ${esc(node.sutta)}` : ""} · ${esc(size)}</span>`;
+  const label = `<span class="node-title">${esc(node.title)}${node.title_zh ? ` · ${esc(node.title_zh)}` : ""}</span> <span class="path">${esc(node.level)}${node.sutta ? ` · ${esc(node.sutta)}` : ""} · ${esc(size)}</span>`;
   const summary = node.summary ? `<p class="summary">${esc(node.summary)}</p>` : "";
   const below = node.nodes.length ? `<ul>${node.nodes.map((n) => outlineNode(n)).join("")}</ul>` : "";
   const more = node.children > node.nodes.length ? `<p class="path">… ${node.children - node.nodes.length}</p>` : "";

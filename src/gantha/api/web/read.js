@@ -39,7 +39,9 @@ async function load() {
   $("status").textContent = "";
   if (!main) return;
   document.title = `${main.book_title} — ${main.chapter} — gantha`;
-  $("title").textContent = `${main.book_title} › ${main.chapter}`;
+  $("title").textContent = `${main.book_title} › ${main.chapter}${main.title_zh ? ` · ${main.title_zh}` : ""}`;
+  $("blurb").hidden = !main.summary; // SuttaCentral's summary of the sutta or chapter, where it has one
+  $("blurb").textContent = main.summary || "";
   $("heads").innerHTML = versions.channels.map((c) => `<th scope="col" title="${esc(c.author)}">${esc(channelName(c.channel))}</th>`).join("");
   if (!main.passages) {
     // too large to show whole: the paragraph alone, with what the other channels have

@@ -57,10 +57,11 @@ function hitHtml(hit, weak = false) {
   const score = hit.confidence != null ? ` · ${hit.confidence.toFixed(2)}` : "";
   return `<article class="hit${weak ? " weak" : ""}">
     <header><span class="badge ${esc(hit.category)}">${esc(categoryName(hit.category))}</span>
-      ${hit.sutta ? `<b class="sutta">${esc(hit.sutta)}${hit.sutta_title ? ` ${esc(hit.sutta_title)}` : ""}</b>` : ""}
+      ${hit.sutta ? `<b class="sutta" title="${esc(hit.sutta_title_pali || "")}">${esc(hit.sutta)}${hit.sutta_title ? ` ${esc(hit.sutta_title)}` : ""}${hit.sutta_title_zh ? ` · ${esc(hit.sutta_title_zh)}` : ""}</b>` : ""}
       <b>${esc(hit.book_title)}</b><span class="path">${esc(path)}</span>
       <a class="coord" href="${esc(readerHref(hit.coordinate))}">${esc(hit.coordinate)}</a>
       <span class="path">${esc(hit.channel)}${score}</span></header>
+    ${hit.sutta_summary ? `<p class="blurb">${esc(hit.sutta_summary)}</p>` : ""}
     <p>${hit.snippet}</p>
     ${(hit.translations || []).map((tr) => `<p class="aside" lang="${esc(tr.language)}"><span class="path">${esc(tr.channel)}</span> ${tr.snippet}</p>`).join("")}
     <div><a href="${esc(readerHref(hit.coordinate))}" data-t="search.read"></a> ·

