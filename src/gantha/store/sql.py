@@ -196,18 +196,19 @@ class PostgresDatabase(Database):
         """Rows of a statement as written (psycopg's ``%s`` placeholders, no rewriting). A read on a connection
         the database dropped (it restarted: pooled connections are not tested while in use) is tried once more,
         after the pool has tested its idle connections."""
-        for retry in (False, True):
-            try:
-                with self.connection() as conn, self._errors(), conn.cursor() as cur:
-                    cur.execute(sql, args)
-                    return cur.fetchall()
-            except DatabaseError as exc:
-                if retry or getattr(self._pinned, "conn", None) is not None:
-                    raise
-                if not isinstance(exc.__cause__, self._psycopg.OperationalError):
-                    raise
-                self._pool.check()
-        raise AssertionError("unreachable")
+        try:
+            return self._fetch(sql, args)
+        except DatabaseError as exc:
+            in_transaction = getattr(self._pinned, "conn", None) is not None
+            if in_transaction or not isinstance(exc.__cause__, self._psycopg.OperationalError):
+                raise
+            self._pool.check()
+        return self._fetch(sql, args)
+
+    def _fetch(self, sql: str, args: Sequence[Any] | None) -> list[tuple]:
+        with self.connection() as conn, self._errors(), conn.cursor() as cur:
+            cur.execute(sql, args)
+            return cur.fetchall()
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
         with self.connection() as conn, self._errors(), conn.cursor() as cur:
