@@ -71,7 +71,32 @@ class _Buffer:
         return grown
 
 
-class VectorIndex:
+class VectorRows:
+    """One embedder's rows by document: their ids and filters (``meta``), whichever store keeps the vectors."""
+
+    ids: list[str]
+    meta: list[RowMeta]
+
+    def _reindex(self) -> None:
+        self._rows: dict[str, list[int]] = {}
+        for i, row_id in enumerate(self.ids):
+            self._rows.setdefault(doc_of(row_id), []).append(i)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, doc_id: str) -> bool:
+        return doc_id in self._rows
+
+    def documents(self) -> int:
+        return len(self._rows)
+
+    def checksum(self, doc_id: str) -> int | None:
+        rows = self._rows.get(doc_id)
+        return None if not rows else self.meta[rows[0]][3]
+
+
+class VectorIndex(VectorRows):
     @staticmethod
     def folder(index_dir: Path, embedder: str) -> Path:
         """Where an embedder's vectors of an index live."""
@@ -168,9 +193,7 @@ class VectorIndex:
         raise AssertionError("unreachable")
 
     def _reindex(self) -> None:
-        self._rows: dict[str, list[int]] = {}
-        for i, row_id in enumerate(self.ids):
-            self._rows.setdefault(doc_of(row_id), []).append(i)
+        super()._reindex()
         self._hnsw = self._columns = None
 
     @property
@@ -179,19 +202,6 @@ class VectorIndex:
             self._matrix = np.vstack([self._matrix, *self._pending])
             self._pending = []
         return self._matrix
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __contains__(self, doc_id: str) -> bool:
-        return doc_id in self._rows
-
-    def documents(self) -> int:
-        return len(self._rows)
-
-    def checksum(self, doc_id: str) -> int | None:
-        rows = self._rows.get(doc_id)
-        return None if not rows else self.meta[rows[0]][3]
 
     def add(self, ids: list[str], vectors: np.ndarray, meta: list[RowMeta]) -> None:
         """Add rows; a document given here loses the rows it had before."""

@@ -10,13 +10,13 @@ import numpy as np
 import orjson
 
 from gantha.store.postgres.compiler import lit
-from gantha.store.vectors import RowMeta, doc_of
+from gantha.store.vectors import RowMeta, VectorRows, doc_of
 
 if TYPE_CHECKING:
     from gantha.store.postgres.store import PostgresStore
 
 
-class PgVectors:
+class PgVectors(VectorRows):
     """One embedder's vectors in the ``vectors`` table (pgvector): row ids and filters in memory, the
     vectors in the database; changes are staged and written together at ``save``."""
 
@@ -32,24 +32,6 @@ class PgVectors:
         self._added: list[tuple[str, np.ndarray, RowMeta]] = []
         self._removed: set[str] = set()  # documents whose rows go at save
         self._reindex()
-
-    def _reindex(self) -> None:
-        self._rows: dict[str, list[int]] = {}
-        for i, row_id in enumerate(self.ids):
-            self._rows.setdefault(doc_of(row_id), []).append(i)
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __contains__(self, doc_id: str) -> bool:
-        return doc_id in self._rows
-
-    def documents(self) -> int:
-        return len(self._rows)
-
-    def checksum(self, doc_id: str) -> int | None:
-        rows = self._rows.get(doc_id)
-        return None if not rows else self.meta[rows[0]][3]
 
     def add(self, ids: list[str], vectors: Any, meta: list[RowMeta]) -> None:
         """Add rows; a document given here loses the rows it had before."""
