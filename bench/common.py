@@ -38,7 +38,8 @@ def serve(location: str, workers: int, warm: list[str]) -> tuple[subprocess.Pope
     every path of ``warm`` asked of every worker once; the process and its base URL."""
     port = free_port()
     cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--store", location, "--port", str(port)]
-    proc = subprocess.Popen([*cmd, "--workers", str(workers)], stderr=subprocess.DEVNULL)
+    env = {**os.environ, "GANTHA_WARM_WORDS": "0"}  # no background work beside the load (bench/throughput.py --warm)
+    proc = subprocess.Popen([*cmd, "--workers", str(workers)], stderr=subprocess.DEVNULL, env=env)
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:

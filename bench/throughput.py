@@ -11,6 +11,11 @@ keeps the answers of recent searches: a repeated query is answered from them. ``
 request distinct (a counter appended as an unknown parameter), so each one is searched. The resident memory
 of each server process (RSS, and USS: what is its own, not shared) is reported at the end.
 
+The server prepares the inflections of the most frequent words in the background after a write
+(``GANTHA_WARM_WORDS``); here it does not, so that nothing competes with the load: ``--warm`` prepares them
+first, as that task does on a live server (timed: ``warm_s``), and without it every word is computed when
+first asked (``expansions.sqlite`` removed: a cold start).
+
 Uses wrk when it is installed (a C load generator: apt install wrk), else an asyncio httpx client,
 which shares the CPU with the server and so reports a lower bound.
 """
@@ -31,6 +36,11 @@ from urllib.parse import urlencode
 
 import httpx
 import psutil
+
+from gantha.config import settings
+from gantha.search.expansions import FILE
+from gantha.search.words import Words
+from gantha.store.factory import open_store
 
 from common import INDEX, percentile, serve
 
@@ -121,6 +131,22 @@ def memory(pid: int) -> list[dict]:
     return out
 
 
+def _prepare(warm: bool) -> float | None:
+    """Prepare the frequent words' inflections (``warm``; seconds taken) or remove every one kept."""
+    if not warm:
+        for suffix in ("", "-wal", "-shm"):
+            (INDEX / f"{FILE}{suffix}").unlink(missing_ok=True)
+        return None
+    store = open_store(str(INDEX))
+    try:
+        started = time.perf_counter()
+        kept, wanted = Words(store.lexicon(), store).warm(settings().warm_words, seconds=3600)
+        assert kept == wanted, f"only {kept} of {wanted} words prepared"
+        return round(time.perf_counter() - started, 1)
+    finally:
+        store.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=2)
@@ -129,7 +155,9 @@ def main() -> None:
     ap.add_argument("--uncached", action="store_true", help="every request distinct: none answered from kept answers")
     ap.add_argument("--queries", nargs="?", const=str(QUERIES), help="send these queries (one a line), shuffled")
     ap.add_argument("--params", default="", help="with --queries: parameters added to each, e.g. page_size=10")
+    ap.add_argument("--warm", action="store_true", help="prepare the frequent words' inflections first (else cold)")
     args = ap.parse_args()
+    warm_s = _prepare(args.warm)
     paths = args.path or PATHS
     warm = paths
     if args.queries:
@@ -151,6 +179,7 @@ def main() -> None:
             seconds=args.seconds,
             paths=paths if not args.queries else f"{len(paths)} queries of {args.queries}",
             uncached=args.uncached,
+            warm_s=warm_s,
             memory=memory(server.pid),
             load_average=[round(x, 2) for x in psutil.getloadavg()],
         )

@@ -24,6 +24,10 @@ from gantha.ingest import (
 )
 from gantha.store.embedded import EmbeddedStore
 
+# the inflections of frequent words are prepared in the background only where a test asks for it (test_expansions):
+# elsewhere that work would compete with the test for the cores
+os.environ.setdefault("GANTHA_WARM_WORDS", "0")
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("GANTHA_TEST_DATA", ROOT.parent / "shared" / "data"))
 CST = DATA / "cst"

@@ -44,6 +44,12 @@ class Settings(BaseSettings):
         description="after the first run, the canon's English is embedded again with this stronger embedder in the "
         "background, and English questions switch to it when it is done; off: never",
     )
+    warm_words: int = Field(
+        30000,
+        ge=0,
+        description="after each write, the inflections of this many of the most frequent words are computed in the "
+        "background, so that first searches find them ready (0: never)",
+    )
     vector_corpora: str = Field(
         "cst:en,bible,md", description="corpora (or corpus:channel) that get vectors, comma-separated"
     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 
 def comma_list(values: str | list[str] | None) -> list[str]:
@@ -276,13 +276,19 @@ class Hit(BaseModel):
     sutta_title_zh: str | None = None  # its Chinese title, where SuttaCentral gives one: "诸天相应"
     sutta_summary: str | None = None  # SuttaCentral's blurb of it, where it has one
     translations: list[Aside] = Field(default_factory=list)  # semantic and hybrid: the English beside the Pali
+    _passage: Passage | None = PrivateAttr(default=None)  # the passage shown, kept for the response (not sent)
+
+    @property
+    def passage(self) -> Passage | None:
+        """The passage this hit was made of, when it was made of one (:meth:`of`)."""
+        return self._passage
 
     @classmethod
     def of(cls, p: Passage, rank: int, snippet: str, score: float, *, sentence: int | None = None, **extra: Any) -> Hit:
         """The hit for a passage (or its k-th sentence, coordinate ``…/75.s<k>``)."""
         para = p.para if sentence is None else f"{p.para}.s{sentence}"
         extra.setdefault("translations", [])  # given, not made by its default factory (pydantic inspects that per call)
-        return cls.model_construct(
+        hit = cls.model_construct(
             rank=rank,
             coordinate=f"{p.corpus}/{p.book}/{para}",
             corpus=p.corpus,
@@ -300,6 +306,8 @@ class Hit(BaseModel):
             score=score,
             **extra,
         )
+        hit._passage = p
+        return hit
 
 
 class Bucket(BaseModel):

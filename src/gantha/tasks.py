@@ -29,6 +29,7 @@ from gantha.config import settings
 from gantha.embed.corpora import embed_corpora
 from gantha.ingest import ingest_lexicon, refresh_links
 from gantha.model import comma_list
+from gantha.search.words import Words
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
 from gantha.store.base import BookRecord, IndexBusy, ReadOnlyIndex, Store, StoreError
 from gantha.store.factory import open_store
@@ -40,6 +41,7 @@ __all__ = ["MAX_ATTEMPTS", "Task", "TaskQueue", "TaskRunner", "run_task", "save_
 NICENESS = 10  # the task process's CPU priority below the server's
 PR_SET_PDEATHSIG = 1  # prctl: the signal this process gets when its parent ends
 PRUNE_EVERY = 60.0  # seconds between two prunings of the finished tasks while the queue is idle
+WARM_SLICE = 60.0  # seconds an expand task computes before it queues the rest again (writes wait no longer)
 
 
 def _lower_priority() -> None:
@@ -65,6 +67,8 @@ def run_task(task: Task, store: Store) -> dict[str, Any]:
         return asdict(topics.refresh(store, force=bool(task.params.get("force"))))
     elif task.kind == "summarize":
         return _summarize(store, task)
+    elif task.kind == "expand":
+        return _expand(store)
     else:
         result = _ingest(store, task)
     if task.params.get("source") not in LEXICON_SOURCES:  # the topics of the documents that changed: one task
@@ -73,7 +77,22 @@ def run_task(task: Task, store: Store) -> dict[str, Any]:
     if task.kind != "delete" and SOURCES[task.params["source"]].corpus in comma_list(settings().summary_corpora):
         _queue_once(store, "summarize")  # a deleted book's summaries went with it
         result["summaries"] = "a summarize task is queued"
+    if settings().warm_words:  # the vocabulary or the lexicon may have changed: the kept inflections went with it
+        _queue_once(store, "expand")
     return result
+
+
+def _words(store: Store) -> Words:
+    return Words(store.lexicon(), store)
+
+
+def _expand(store: Store) -> dict[str, Any]:
+    """Compute the inflections of the most frequent words (``GANTHA_WARM_WORDS``) for a while, and queue the
+    rest: a write queued meanwhile runs first."""
+    kept, wanted = _words(store).warm(settings().warm_words, WARM_SLICE)
+    if kept < wanted:
+        store.tasks().submit("expand", {})
+    return {"kept": kept, "wanted": wanted}
 
 
 def _queue_once(store: Store, kind: str) -> None:
@@ -206,6 +225,7 @@ class TaskRunner:
         except StoreError as exc:  # a damaged queue: the server answers, health says why no task runs
             print(f"gantha: tasks not run: {exc}", file=sys.stderr)
         self._classify_if_stale()
+        self._expand_if_due()
         self._thread.start()
         return self
 
@@ -219,6 +239,19 @@ class TaskRunner:
                 queue.submit("classify", {})
         except (topics.TaxonomyError, StoreError) as exc:  # reported, never the server's crash
             print(f"gantha: topics not refreshed: {exc}", file=sys.stderr)
+
+    def _expand_if_due(self) -> None:
+        """Queue the inflections of the most frequent words when they are not all kept (a new index, an index
+        of an earlier version, a lexicon ingested)."""
+        try:
+            limit = settings().warm_words
+            if self.store is None or not limit or self.store.tasks().pending("expand"):
+                return
+            kept, wanted = _words(self.store).warm(limit, 0.0)
+            if kept < wanted:
+                self.store.tasks().submit("expand", {})
+        except (StoreError, OSError) as exc:  # reported, never the server's crash
+            print(f"gantha: word inflections not prepared: {exc}", file=sys.stderr)
 
     def stop(self) -> None:
         """Stop after the running task; a task still running past 5 s ends in its own time (the thread

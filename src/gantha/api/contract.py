@@ -57,7 +57,8 @@ def results(research: Research, hits: list[Hit], info: QueryInfo) -> list[Result
     ids = [
         f"{h.coordinate.rsplit('.s', 1)[0] if h.granularity == 'sentence' else h.coordinate}@{h.channel}" for h in hits
     ]
-    passages = research.store.get_ids(ids)
+    carried = {i: h.passage for h, i in zip(hits, ids, strict=True) if h.passage and h.passage.doc_id == i}
+    passages = {**research.store.get_ids([i for i in ids if i not in carried]), **carried}  # each read once a search
     records = {(r.info.corpus, r.info.book, r.channel.name): r for r in research.store.records()}
     analyse = fold if info.field != "exact" else canon
     terms = set(info.terms) | {analyse(f) for f in info.forms} | set((info.lemma or {}).get("forms", []))

@@ -7,6 +7,7 @@ same analysis (fold or canon) that built the index, so highlights land on the wo
 from __future__ import annotations
 
 import html
+from bisect import bisect_left
 from collections.abc import Callable
 
 from gantha.text.analysis import word_spans
@@ -73,9 +74,9 @@ def _window(
     else:
         ordered = sorted(marked)
         best_start, best = 0, -1
-        for i in ordered or [0]:
+        for i in ordered or [0]:  # the window that starts a little before a match and holds the most matches
             start = max(0, min(i - width // 4, len(spans) - width))
-            count = sum(1 for j in ordered if start <= j < start + width)
+            count = bisect_left(ordered, start + width) - bisect_left(ordered, start)
             if count > best:
                 best_start, best = start, count
         first, last = best_start, best_start + width - 1

@@ -11,7 +11,7 @@ from gantha.search import resources
 from gantha.search.errors import SearchError
 from gantha.search.highlight import snippet
 from gantha.search.plan import DEFAULT_CORPUS
-from gantha.store.base import Store
+from gantha.store.base import BookRecord, Store
 from gantha.text.pali import fold
 from gantha.topics import scope
 
@@ -77,12 +77,10 @@ class Presenter:
     def buckets(self, aggregations: dict[str, list[tuple[str, int]]]) -> dict[str, list[Bucket]]:
         if "chapter" in aggregations:  # hits per topic and soft tag, from their chapters' (or books') topics
             aggregations = {**aggregations, **scope.aggregations(self.store, aggregations["chapter"])}
-        records = self.store.books(channel=None).values()
-        titles = {rec.info.book: rec.info.title for rec in records}
-        corpora = {rec.info.book: rec.info.corpus for rec in records}
+        titles, corpora, kinds = self.store.from_records("buckets", _names)
         out = {
             name: [
-                Bucket.model_construct(key=k, count=c, title=titles.get(k) if name == "book" else None)
+                Bucket(key=k, count=c, title=titles.get(k) if name == "book" else None)
                 for k, c in buckets[: CHAPTER_BUCKETS if name == "chapter" else None]
             ]
             for name, buckets in aggregations.items()
@@ -96,13 +94,22 @@ class Presenter:
             heading = self.store.chapter_title(corpora.get(book, DEFAULT_CORPUS), book, int(number))
             bucket.title = " › ".join(t for t in (titles.get(book), heading) if t)
         if "channel" in out:  # the original API's aggregations: by language and by resource type
-            kinds = {
-                r.channel.name: (r.channel.language, resources.resource_type(r.info.corpus, r.channel.type))
-                for r in self.store.records()
-            }
             for i, name in enumerate(("language", "resource_type")):
                 counts: Counter[str] = Counter()
                 for bucket in out["channel"]:
                     counts[kinds.get(bucket.key, ("", ""))[i] or "unknown"] += bucket.count
-                out[name] = [Bucket.model_construct(key=k, count=c, title=None) for k, c in counts.most_common()]
+                out[name] = [Bucket(key=k, count=c, title=None) for k, c in counts.most_common()]
         return out
+
+
+def _names(records: list[BookRecord]) -> tuple[dict[str, str], dict[str, str], dict[str, tuple[str, str]]]:
+    """Book → title, book → corpus (the first channel recorded), channel → (language, resource type)."""
+    firsts: dict[tuple[str, str], BookRecord] = {}
+    for r in records:
+        firsts.setdefault((r.info.corpus, r.info.book), r)
+    titles = {r.info.book: r.info.title for r in firsts.values()}
+    corpora = {r.info.book: r.info.corpus for r in firsts.values()}
+    kinds = {
+        r.channel.name: (r.channel.language, resources.resource_type(r.info.corpus, r.channel.type)) for r in records
+    }
+    return titles, corpora, kinds

@@ -92,6 +92,7 @@ class Words:
         self._families = lru_cache(maxsize=1024)(self._family)
         self._inflections = lru_cache(maxsize=4096)(self._inflection)
         self._lemmas = lru_cache(maxsize=4096)(self._lemmas_uncached)
+        self._paradigms = lru_cache(maxsize=4096)(self._paradigm)
         self._stamp = self._stamp_of(lexicon, store)
         self._recent: OrderedDict[tuple[str, Kind], None] = OrderedDict()  # (lemma, its kind of family) or (word, None)
         self._recent_lock = threading.Lock()
@@ -307,6 +308,35 @@ class Words:
             self._kept.put(word, None if found is None else [found.word, found.lemma, found.forms, found.others])
         return found
 
+    def _paradigm(self, lemma: str) -> tuple[int, tuple[str, ...]]:
+        """A lemma's weight among a word's lemmas (the paragraphs of its attested forms) and those forms,
+        folded; computed once per machine, like inflections."""
+        kept = self._kept.get(lemma, "paradigm")
+        if kept is not MISSING:
+            return kept[0], tuple(kept[1])  # type: ignore[index]
+        family = self.family(lemma, False)
+        found = sum(f.paragraphs for f in family.forms), tuple(dict.fromkeys(fold(f) for f in family.words()))
+        if not getattr(self.lexicon, "problem", None):
+            self._kept.put(lemma, [found[0], found[1]], "paradigm")
+        return found
+
+    def warm(self, limit: int, seconds: float) -> tuple[int, int]:
+        """Compute and keep the inflections of the ``limit`` most frequent words of the vocabulary, for at most
+        ``seconds``: a new index's first searches find them computed. Returns (words kept, words wanted)."""
+        if not self._kept.usable or getattr(self.lexicon, "problem", None):
+            return 0, 0
+        wanted = self.store.frequent_words(limit)
+        kept = self._kept.kept(wanted)
+        until = time.monotonic() + seconds
+        for word in wanted:
+            if word in kept:
+                continue
+            if time.monotonic() > until:
+                break
+            self._inflection(word)
+            kept.add(word)
+        return len(kept), len(wanted)
+
     def _computed_inflection(self, folded: str) -> Inflection | None:
         """A diacritic-free (or written) word read as every attested form of its most frequent lemma."""
         folded = fold(folded)
@@ -317,10 +347,11 @@ class Words:
                 candidates[c.lemma] = max(candidates.get(c.lemma, 0.0), c.score)
         if not candidates:
             return None
-        weight = {lemma: sum(f.paragraphs for f in self.family(lemma, False).forms) for lemma in candidates}
+        paradigms = {lemma: self._paradigms(lemma) for lemma in candidates}
+        weight = {lemma: paradigm[0] for lemma, paradigm in paradigms.items()}
         ranked = sorted(candidates, key=lambda lemma: (-weight[lemma], -candidates[lemma]))
         best = ranked[0]
-        forms = tuple(dict.fromkeys(fold(f) for f in self.family(best, False).words()))
+        forms = paradigms[best][1]
         if not forms:
             return None
         return Inflection(folded, best, forms, tuple(lemma for lemma in ranked[1:] if weight[lemma]))

@@ -15,11 +15,11 @@ matches them. Analysed fields are logical names every backend provides:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from gantha.model import PALI_CHANNEL, BookInfo, ChannelInfo, Passage, SummaryRecord, TextRecord, TopicRecord
 
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from gantha.corpus.blurbs import Description
     from gantha.store.lexicon import Lexicon
     from gantha.store.queue import TaskQueue
+
+T = TypeVar("T")
 
 FILTER_FIELDS = ("corpus", "book", "category", "tags", "channel", "language", "granularity", "primary")
 
@@ -208,6 +210,10 @@ class Store(Protocol):
         """Every recorded book in every channel."""
         ...
 
+    def from_records(self, key: Hashable, make: Callable[[list[BookRecord]], T]) -> T:
+        """``make(records)`` over every recorded book, made once while the books table is unchanged."""
+        ...
+
     def all_channels(self) -> list[ChannelInfo]: ...
 
     def set_texts(self, collection: str, rows: list[TextRecord]) -> None: ...
@@ -230,6 +236,10 @@ class Store(Protocol):
 
     def topics_by_chapter(self) -> dict[str, TopicRecord]:
         """The same topics by chapter key (``vin02m3.mul/ch3``; ``…/ch0``: the book), as aggregations count."""
+        ...
+
+    def topics_meta(self) -> dict[str, Any]:
+        """The taxonomy the stored topics were computed with (``ids``, ``labels`` …; empty: never classified)."""
         ...
 
     def topic_fixes(self) -> dict[str, str]:
@@ -293,6 +303,10 @@ class Store(Protocol):
 
     def vocabulary(self, prefix: str, limit: int = 10) -> list[tuple[str, str, int]]:
         """Words whose folded form starts with ``prefix``: (folded, form, paragraphs), most frequent first."""
+        ...
+
+    def frequent_words(self, limit: int) -> list[str]:
+        """The ``limit`` folded words that stand in most paragraphs, most first."""
         ...
 
     def word_counts(self, forms: list[str]) -> dict[str, tuple[int, int]]: ...

@@ -21,6 +21,7 @@ import re
 import sqlite3
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from operator import itemgetter
 from pathlib import Path
 
 import orjson
@@ -56,9 +57,11 @@ ZH_TERMS = "zh_terms.txt"  # where an index of an earlier version kept its Chine
 _AGGREGATOR = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-aggregate")
 
 
-def _by_count(bucket: tuple[str, int]) -> tuple[int, str]:
+def _by_count(buckets: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """Aggregation buckets: most documents first, then by key (the same order on every backend)."""
-    return -bucket[1], bucket[0]
+    buckets.sort(key=itemgetter(0))
+    buckets.sort(key=itemgetter(1), reverse=True)  # stable: equal counts stay in key order
+    return buckets
 
 
 def _any(tokens: list[str]) -> str:
@@ -248,16 +251,18 @@ class _Compiler:
             else None
         )
         out = {
-            name: sorted(((b["key"], b["doc_count"]) for b in raw.get(name, {}).get("buckets", [])), key=_by_count)
+            name: _by_count([(b["key"], b["doc_count"]) for b in raw.get(name, {}).get("buckets", [])])
             for name in spec
+            if name != "chapter"
         }
         if "chapter" in spec:
-            chapters = [
-                (chapter_key(book["key"], int(ch["key"])), ch["doc_count"])
-                for book in raw.get("chapter", {}).get("buckets", [])
-                for ch in book.get("number", {}).get("buckets", [])
-            ]
-            out["chapter"] = sorted(chapters, key=_by_count)
+            out["chapter"] = _by_count(
+                [
+                    (chapter_key(book["key"], int(ch["key"])), ch["doc_count"])
+                    for book in raw.get("chapter", {}).get("buckets", [])
+                    for ch in book.get("number", {}).get("buckets", [])
+                ]
+            )
         return out, total
 
 

@@ -6,7 +6,9 @@ over :class:`~gantha.store.sql.Database`, so the embedded store (SQLite) and the
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable, Hashable
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 import orjson
 
@@ -16,10 +18,12 @@ from gantha.store.descriptions import DescriptionTable
 from gantha.store.links import LinkTable
 from gantha.store.sql import Database
 from gantha.store.summaries import SummaryTable
+from gantha.store.topics import META_KEY as TOPICS_META_KEY
 from gantha.store.topics import TopicTable
 from gantha.store.vocabulary import Vocabulary
 from gantha.text import chinese
 
+T = TypeVar("T")
 SCHEMA_VERSION = 3
 _BOOK_COLUMNS = (
     "key, corpus, book, channel, info, channel_info, passages, page_refs, bold_terms, signature, source, ingested_at"
@@ -72,7 +76,7 @@ class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable, DescriptionTab
                 "ingest into a new index"
             )
         self._books_cache: list[BookRecord] | None = None
-        self._books_by: dict[tuple[str | None, str | None], tuple[list[BookRecord], dict[str, BookRecord]]] = {}
+        self._of_records: dict[Hashable, tuple[list[BookRecord], Any]] = {}
         self._texts_cache: dict[str, TextRecord] | None = None
         self._texts_by_book: dict[tuple[str, str], list[TextRecord]] = {}
         self._texts_starts: dict[tuple[str, str], list[int]] = {}
@@ -82,7 +86,7 @@ class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable, DescriptionTab
     def _forget(self) -> None:
         """Drop what is cached of the tables (after a write, or when another process wrote)."""
         self._books_cache = None
-        self._books_by = {}
+        self._of_records = {}
         self._texts_cache = None
         self._forget_topics()
         self._forget_summaries()
@@ -104,16 +108,24 @@ class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable, DescriptionTab
 
     def books(self, corpus: str | None = None, channel: str | None = "pali") -> dict[str, BookRecord]:
         """Recorded books keyed ``corpus/book``; ``channel=None``: in any channel (the first recorded)."""
+
+        def chosen(records: list[BookRecord]) -> dict[str, BookRecord]:
+            out: dict[str, BookRecord] = {}
+            for r in records:
+                if (channel is None or r.channel.name == channel) and (corpus is None or r.info.corpus == corpus):
+                    out.setdefault(f"{r.info.corpus}/{r.info.book}", r)
+            return out
+
+        return dict(self.from_records(("books", corpus, channel), chosen))
+
+    def from_records(self, key: Hashable, make: Callable[[list[BookRecord]], T]) -> T:
+        """``make(records)`` over every recorded book, made once per reading of the books table (a search asks
+        for the same maps of titles and channels again and again)."""
         records = self._records()
-        kept = self._books_by.get((corpus, channel))
-        if kept is not None and kept[0] is records:  # asked twice a search: made once per reading of the table
-            return dict(kept[1])
-        out: dict[str, BookRecord] = {}
-        for r in records:
-            if (channel is None or r.channel.name == channel) and (corpus is None or r.info.corpus == corpus):
-                out.setdefault(f"{r.info.corpus}/{r.info.book}", r)
-        self._books_by[(corpus, channel)] = (records, out)
-        return dict(out)
+        kept = self._of_records.get(key)
+        if kept is None or kept[0] is not records:
+            kept = self._of_records[key] = (records, make(records))
+        return kept[1]
 
     def records(self) -> list[BookRecord]:
         """Every recorded book in every channel."""
@@ -153,6 +165,8 @@ class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable, DescriptionTab
 
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute(upsert("meta", "key, value", "key"), (key, value))
+        if key == TOPICS_META_KEY:
+            self._topics_meta = None
 
     def fix_chinese_terms(self, terms: list[str]) -> None:
         """Record, once, the Chinese terms the segmenter uses for this index (index and queries must agree)."""

@@ -4,6 +4,8 @@ Created on the first write, so an index that was never classified is opened (and
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 
 from gantha.model import TopicRecord
@@ -17,6 +19,7 @@ CREATE INDEX IF NOT EXISTS topics_book ON topics (corpus, book);
 CREATE TABLE IF NOT EXISTS topic_fixes (coordinate TEXT PRIMARY KEY, topic TEXT)
 """
 _COLUMNS = "coordinate, corpus, book, chapter, topic, confidence, tags, signature"
+META_KEY = "topics"  # the taxonomy the stored topics were computed with: {"digest", "ids", "labels", "source"}
 
 
 class TopicTable:
@@ -25,9 +28,18 @@ class TopicTable:
     db: Database
     _topics_cache: list[TopicRecord] | None = None
     _topics_by_chapter: dict[str, TopicRecord] | None = None
+    _topics_meta: dict[str, Any] | None = None
 
     def _forget_topics(self) -> None:
-        self._topics_cache = self._topics_by_chapter = None
+        self._topics_cache = self._topics_by_chapter = self._topics_meta = None
+
+    def topics_meta(self) -> dict[str, Any]:
+        """The taxonomy the stored topics were computed with (``ids``, ``labels`` …; empty: never classified),
+        read once until the next write (every search names its topics' labels)."""
+        if self._topics_meta is None:
+            rows = self.db.query("SELECT value FROM meta WHERE key=?", (META_KEY,))
+            self._topics_meta = orjson.loads(rows[0][0]) if rows else {}
+        return self._topics_meta
 
     def set_topics(self, corpus: str, book: str, rows: list[TopicRecord]) -> None:
         """Replace the topics of one book (the book and its chapters) with these, in one transaction."""

@@ -89,6 +89,13 @@ class Vocabulary:
             )
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
+    def frequent_words(self, limit: int) -> list[str]:
+        """The ``limit`` folded words that stand in most paragraphs, most first."""
+        rows = self.db.query(  # a word's forms as written fold alike: twice as many forms give enough words
+            "SELECT fold FROM vocab ORDER BY paragraphs DESC, fold LIMIT ?", (2 * limit,)
+        )
+        return list(dict.fromkeys(r[0] for r in rows))[:limit]
+
     def word_counts(self, forms: list[str]) -> dict[str, tuple[int, int]]:
         """Paragraphs and bold paragraphs of the Pali holding each written form (attested ones only)."""
         out: dict[str, tuple[int, int]] = {}

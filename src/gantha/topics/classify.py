@@ -35,6 +35,7 @@ from gantha.embed import Embedder
 from gantha.model import Passage, TopicRecord
 from gantha.store.base import BookRecord, Store
 from gantha.store.lexicon import Lexicon
+from gantha.store.topics import META_KEY
 from gantha.store.vectors import doc_of
 from gantha.text.pali import WORD_RE
 from gantha.text.sentences import split
@@ -46,7 +47,6 @@ SKIPPED_CORPORA = frozenset({"dict"})  # dictionary entries are not documents wi
 SAMPLE = 240  # paragraphs a node's summary and vector are drawn from (an even sample of a long node)
 TAG_MIN = 0.10  # confidence from which another category is a soft tag
 MAX_TAGS = 3
-META_KEY = "topics"  # the taxonomy the stored topics were computed with: {"digest", "ids", "labels", "source"}
 _ROOT = re.compile(r"^(?P<stem>[a-z]+\d+)[at]\d*\.(att|tik)$")  # vin01t1.tik → vin01
 
 

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import orjson
-
 from gantha.model import TopicRecord
 from gantha.search.errors import SearchError
 from gantha.store.base import Store, chapter_key
-from gantha.topics.classify import META_KEY
 from gantha.topics.taxonomy import UNCATEGORIZED
 
 NO_SCOPE = ("none", "none", ())  # a filter no passage passes
@@ -21,14 +18,13 @@ NO_SCOPE = ("none", "none", ())  # a filter no passage passes
 
 def known_topics(store: Store) -> list[str]:
     """The category ids of the taxonomy the index was classified with (and ``uncategorized``)."""
-    recorded = store.get_meta(META_KEY)
-    return [*orjson.loads(recorded).get("ids", []), UNCATEGORIZED] if recorded else []
+    recorded = store.topics_meta()
+    return [*recorded.get("ids", []), UNCATEGORIZED] if recorded else []
 
 
 def labels(store: Store) -> dict[str, str]:
     """Category id → label, of the taxonomy the index was classified with."""
-    recorded = store.get_meta(META_KEY)
-    return {**(orjson.loads(recorded).get("labels", {}) if recorded else {}), UNCATEGORIZED: "Uncategorized"}
+    return {**store.topics_meta().get("labels", {}), UNCATEGORIZED: "Uncategorized"}
 
 
 def _by_book(store: Store) -> dict[tuple[str, str], tuple[TopicRecord | None, list[TopicRecord]]]:

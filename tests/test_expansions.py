@@ -1,0 +1,86 @@
+"""The inflections of the most frequent words, prepared in the background after a write (real CST books)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from gantha.config import settings
+from gantha.search.words import Words
+from gantha.store.embedded import EmbeddedStore
+from gantha.tasks import TaskRunner
+
+WARM = 60  # words prepared in these tests (the default prepares 30,000 on the whole canon)
+
+
+@pytest.fixture
+def index(small_index, tmp_path, monkeypatch):
+    copy = tmp_path / "index"
+    shutil.copytree(small_index, copy)
+    (copy / "expansions.sqlite").unlink(missing_ok=True)
+    monkeypatch.setenv("GANTHA_WARM_WORDS", str(WARM))
+    settings.cache_clear()
+    yield copy
+    settings.cache_clear()
+
+
+def _words(index) -> tuple[EmbeddedStore, Words]:
+    store = EmbeddedStore(index, create=False)
+    return store, Words(store.lexicon(), store)
+
+
+def test_warmed_inflections_are_read_not_computed_by_another_process(index, monkeypatch):
+    store, words = _words(index)
+    frequent = store.frequent_words(WARM)
+    assert len(frequent) == WARM and "bhikkhave" in frequent[:10]  # the most frequent first
+    computed = {w: words.inflection(w) for w in ("bhikkhave", "parivasa")}
+    assert words.warm(WARM, seconds=60) == (WARM, WARM)
+    store.close()
+
+    store, fresh = _words(index)  # a worker started later: what was prepared is read, never computed
+    monkeypatch.setattr(Words, "_computed_inflection", lambda self, word: pytest.fail(f"{word} computed again"))
+    assert fresh.inflection("bhikkhave") == computed["bhikkhave"]
+    assert fresh.inflection("bhikkhave").lemma == "bhikkhu" and "bhikkhunam" in fresh.inflection("bhikkhave").forms
+    monkeypatch.undo()
+    # another word of a prepared lemma: the lemma's paradigm is read, not worked out from the tables again
+    monkeypatch.setattr(Words, "family", lambda self, *a, **k: pytest.fail("paradigm computed again"))
+    lemma = computed["parivasa"].lemma
+    assert fresh._paradigms(lemma)[1] == computed["parivasa"].forms
+    store.close()
+
+
+def test_a_slice_of_the_work_queues_the_rest_and_stops_when_all_are_kept(index):
+    store, words = _words(index)
+    kept, wanted = words.warm(WARM, seconds=0.0)  # nothing computed in no time
+    assert (kept, wanted) == (0, WARM)
+    runner = TaskRunner(index, idle=0.1)
+    runner.store = store
+    try:
+        runner._expand_if_due()
+        assert [t.kind for t in store.tasks().pending("expand")] == ["expand"]
+        runner._expand_if_due()
+        assert len(store.tasks().pending("expand")) == 1  # asked twice: one task
+        assert runner.step()  # in the task process, at lower priority
+        done = [t for t in store.tasks().list() if t.kind == "expand" and t.state == "done"]
+        assert done and done[0].result == {"kept": WARM, "wanted": WARM}
+        assert not store.tasks().pending("expand")  # all kept: nothing queued again
+        runner._expand_if_due()
+        assert not store.tasks().pending("expand")
+    finally:
+        runner.stop()
+        store.close()
+
+
+def test_off_prepares_nothing(index, monkeypatch):
+    monkeypatch.setenv("GANTHA_WARM_WORDS", "0")
+    settings.cache_clear()
+    store = EmbeddedStore(index, create=False)
+    runner = TaskRunner(index)
+    runner.store = store
+    try:
+        runner._expand_if_due()
+        assert not store.tasks().pending("expand")
+    finally:
+        runner.stop()
+        store.close()
