@@ -118,6 +118,19 @@ async def _python_client(base: str, seconds: int, paths: list[str], uncached: bo
     }
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) the server and its worker processes have used."""
+    root = psutil.Process(pid)
+    total = 0.0
+    for p in [root, *root.children(recursive=True)]:
+        try:
+            times = p.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def memory(pid: int) -> list[dict]:
     """Resident memory of the server and its worker processes, MiB: rss (shared pages counted) and uss (its own)."""
     out = []
@@ -169,10 +182,13 @@ def main() -> None:
         warm = [PATHS[0]]  # the index opened in every worker, none of the queries asked before
     server, base = serve(str(INDEX), args.workers, warm)  # every worker's caches warmed
     try:
+        before = cpu_seconds(server.pid)
         if shutil.which("wrk"):
             result = _wrk(base, args.seconds, paths, args.uncached)
         else:
             result = asyncio.run(_python_client(base, args.seconds, paths, args.uncached))
+        if requests := result.get("requests"):  # steadier than requests/s on a shared machine
+            result["server_cpu_ms_per_request"] = round((cpu_seconds(server.pid) - before) / requests * 1000, 2)
         result.update(
             workers=args.workers,
             concurrency=CONCURRENCY,

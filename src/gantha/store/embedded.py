@@ -238,13 +238,13 @@ class _Compiler:
         if not q.aggregate:
             return {}, None
         spec = {name: {"terms": {"field": name, "size": 1000}} for name in q.aggregate if name != "chapter"}
-        if "chapter" in q.aggregate:  # a chapter is a book's: book → chapter number, keyed book/chN
-            spec["chapter"] = {
+        if "chapter" in q.aggregate:  # a chapter is a book's: book → chapter number (keyed book/chN), one pass
+            spec["book"] = {
                 "terms": {"field": "book", "size": 1000},
                 "aggs": {"number": {"terms": {"field": "chapter", "size": 1000}}},
             }
         raw = searcher.aggregate(self.query(q, with_ranking=False), spec)
-        by_book = raw.get("book") or raw.get("chapter") or {}
+        by_book = raw.get("book") or {}
         total = (
             sum(b["doc_count"] for b in by_book["buckets"]) + by_book.get("sum_other_doc_count", 0)
             if "buckets" in by_book
@@ -252,14 +252,14 @@ class _Compiler:
         )
         out = {
             name: _by_count([(b["key"], b["doc_count"]) for b in raw.get(name, {}).get("buckets", [])])
-            for name in spec
+            for name in q.aggregate
             if name != "chapter"
         }
-        if "chapter" in spec:
+        if "chapter" in q.aggregate:
             out["chapter"] = _by_count(
                 [
                     (chapter_key(book["key"], int(ch["key"])), ch["doc_count"])
-                    for book in raw.get("chapter", {}).get("buckets", [])
+                    for book in by_book.get("buckets", [])
                     for ch in book.get("number", {}).get("buckets", [])
                 ]
             )
