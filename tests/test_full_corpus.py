@@ -11,7 +11,9 @@ from gantha.corpus.cst import discover, read_book
 from gantha.corpus.files import logical_name, read_text
 from gantha.model import Coordinate, SearchRequest
 from gantha.search.service import Searcher
+from gantha.search.words import Words
 from gantha.store.base import StoreQuery
+from gantha.text.pali import fold
 
 from conftest import CST
 
@@ -58,6 +60,18 @@ def test_fuzzy_parivasa_with_and_without_diacritics(full_store):
     b = s.search(SearchRequest(q="parivāsa", limit=100))
     assert a.total == b.total > 0
     assert [h.coordinate for h in a.hits] == [h.coordinate for h in b.hits]
+
+
+def test_a_word_is_read_as_the_lemma_of_its_most_frequent_spelling(full_store):
+    """ñāṇaṃ folds to nanam, which is also the rare nanaṃ (a pronoun's form, whose family stands in most of
+    the canon): the search is for knowledge, ñāṇa, not for the pronoun's forms na, no, naṃ …"""
+    words = Words(full_store.lexicon(), full_store)
+    spellings = full_store.forms_by_fold("nanam")
+    assert spellings[0][0] == "ñāṇaṃ" and len(spellings) > 1  # the word really is ambiguous once folded
+    for typed in ("ñāṇaṃ", "nanam"):
+        inflection = words.inflection(fold(typed))
+        assert inflection is not None and inflection.lemma == "ñāṇa"
+        assert "nanena" in inflection.forms and "na" not in inflection.forms
 
 
 def test_exact_forms_differ_on_the_full_corpus(full_store):

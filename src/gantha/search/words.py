@@ -32,6 +32,7 @@ DERIVED = (".prp.", ".pp.", ".fpp.")  # a verb's participles and gerundives: for
 REGULAR_DERIVATIONS = ("anta", "enta", "onta", "māna", "tabba", "anīya")  # not -ta/-na/-eyya: homographs
 VERBAL, NOMINAL = (".v.", ".v:ind."), (".n.", ".ti.")  # ending tables of finite verbs, of declined stems
 RECENT_KEPT = 128  # the families and inflections asked for last, computed again when the vocabulary changes
+RULES = 2  # how inflections are chosen: kept ones of an earlier rule are computed again
 WARM_SECONDS = 20.0  # at most this long per reopen (a cold family of dhamma: about a second)
 Kind = tuple[bool, bool] | None  # a family with (compounds, derivatives), or None: an inflection
 
@@ -296,7 +297,7 @@ class Words:
     @cached_property
     def _kept(self) -> Expansions:
         """The inflections computed by any worker over this vocabulary and lexicon, kept beside the index."""
-        return Expansions(self.store.files(), hashlib.sha1(repr(self._stamp).encode()).hexdigest())
+        return Expansions(self.store.files(), hashlib.sha1(repr((RULES, self._stamp)).encode()).hexdigest())
 
     def _inflection(self, word: str) -> Inflection | None:
         """An inflection computed once per machine: kept beside the index by whichever worker computed it."""
@@ -340,16 +341,20 @@ class Words:
     def _computed_inflection(self, folded: str) -> Inflection | None:
         """A diacritic-free (or written) word read as every attested form of its most frequent lemma."""
         folded = fold(folded)
-        written = [form for form, _, _ in self.store.forms_by_fold(folded)[:3]]
+        written = [(form, paragraphs) for form, paragraphs, _ in self.store.forms_by_fold(folded)[:3]]
         candidates: dict[str, float] = {}
-        for form in written or [folded]:
+        evidence: dict[str, int] = {}  # a lemma's most frequent written form among those the word folds from
+        for form, paragraphs in written or [(folded, 0)]:
             for c in self.lemmas(form)[:2]:
                 candidates[c.lemma] = max(candidates.get(c.lemma, 0.0), c.score)
+                evidence[c.lemma] = max(evidence.get(c.lemma, 0), paragraphs)
         if not candidates:
             return None
         paradigms = {lemma: self._paradigms(lemma) for lemma in candidates}
         weight = {lemma: paradigm[0] for lemma, paradigm in paradigms.items()}
-        ranked = sorted(candidates, key=lambda lemma: (-weight[lemma], -candidates[lemma]))
+        # the lemma of the word's most frequent spelling (nanam: ñāṇaṃ's ñāṇa, not the rare nanaṃ's pronoun),
+        # then of the one spelling the lemma whose forms stand in most paragraphs
+        ranked = sorted(candidates, key=lambda lemma: (-evidence[lemma], -weight[lemma], -candidates[lemma]))
         best = ranked[0]
         forms = paradigms[best][1]
         if not forms:
