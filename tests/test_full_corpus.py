@@ -62,7 +62,7 @@ def test_fuzzy_parivasa_with_and_without_diacritics(full_store):
     assert [h.coordinate for h in a.hits] == [h.coordinate for h in b.hits]
 
 
-def test_a_word_is_read_as_the_lemma_of_its_most_frequent_spelling(full_store):
+def test_a_word_is_read_as_the_lemma_of_its_spelling(full_store):
     """ñāṇaṃ folds to nanam, which is also the rare nanaṃ (a pronoun's form, whose family stands in most of
     the canon): the search is for knowledge, ñāṇa, not for the pronoun's forms na, no, naṃ …"""
     words = Words(full_store.lexicon(), full_store)
@@ -72,6 +72,9 @@ def test_a_word_is_read_as_the_lemma_of_its_most_frequent_spelling(full_store):
         inflection = words.inflection(fold(typed))
         assert inflection is not None and inflection.lemma == "ñāṇa"
         assert "nanena" in inflection.forms and "na" not in inflection.forms
+    for typed, lemma in (("bālaṃ", "bāla"), ("balaṃ", "bala"), ("kūlaṃ", "kūla")):  # the diacritics typed choose
+        inflection = words.inflection(typed)
+        assert inflection is not None and inflection.lemma == lemma, typed
 
 
 def test_exact_forms_differ_on_the_full_corpus(full_store):

@@ -19,7 +19,7 @@ from gantha.search.query import ParsedQuery, QuerySyntaxError, normalize, parse_
 from gantha.search.words import Inflection
 from gantha.store.base import Clause, Store, StoreQuery
 from gantha.text.analysis import words
-from gantha.text.pali import canon_word, fold
+from gantha.text.pali import canon, canon_word, fold
 from gantha.text.refs import EDITIONS, parse_page_ref
 from gantha.topics import scope
 
@@ -182,7 +182,8 @@ class Planner:
         if "language" not in sq.filters and "channel" not in sq.filters:
             sq.filters["primary"] = ["yes"]  # originals, not aligned translations, unless a language is asked
         inflected = folded and req.inflections  # inflection-blind: every attested form of the lemma
-        words = {t: self._inflected(t, info) if inflected else [t] for t in analysed.terms}
+        typed = dict(zip(analysed.terms, map(canon, parsed.terms), strict=True))  # each folded word as typed
+        words = {t: self._inflected(t, info, typed[t]) if inflected else [t] for t in analysed.terms}
         spelled = self._iti(sq, info, analysed, words, folded)
         sq.must += [Clause(field, words[t]) for t in analysed.terms if t not in spelled]
         sq.must += [Clause(field, p, "phrase") for p in analysed.phrases if tuple(p) not in spelled]
@@ -317,10 +318,11 @@ class Planner:
             sides += pair
         return sides
 
-    def _inflected(self, word: str, info: QueryInfo) -> list[str]:
-        """Every attested form of the word's lemma (folded), the word first, noted in ``info.inflections``;
-        the word alone when its lemma has no other."""
-        inf = self.inflect(word) if self.inflect else None
+    def _inflected(self, word: str, info: QueryInfo, typed: str | None = None) -> list[str]:
+        """Every attested form of the (folded) word's lemma, the word first, noted in ``info.inflections``;
+        the word alone when its lemma has no other. ``typed``: the word as typed, whose diacritics, when
+        given, choose among the lemmas its folded form could belong to."""
+        inf = self.inflect(typed or word) if self.inflect else None
         if not inf or len(inf.forms) < 2:
             return [word]
         if all(i["word"] != word for i in info.inflections):

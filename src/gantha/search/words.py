@@ -32,7 +32,7 @@ DERIVED = (".prp.", ".pp.", ".fpp.")  # a verb's participles and gerundives: for
 REGULAR_DERIVATIONS = ("anta", "enta", "onta", "māna", "tabba", "anīya")  # not -ta/-na/-eyya: homographs
 VERBAL, NOMINAL = (".v.", ".v:ind."), (".n.", ".ti.")  # ending tables of finite verbs, of declined stems
 RECENT_KEPT = 128  # the families and inflections asked for last, computed again when the vocabulary changes
-RULES = 2  # how inflections are chosen: kept ones of an earlier rule are computed again
+RULES = 3  # how inflections are chosen: kept ones of an earlier rule are computed again
 WARM_SECONDS = 20.0  # at most this long per reopen (a cold family of dhamma: about a second)
 Kind = tuple[bool, bool] | None  # a family with (compounds, derivatives), or None: an inflection
 
@@ -104,10 +104,11 @@ class Words:
         self._note((lemma, (compounds, derivatives)))
         return self._families(lemma, compounds, derivatives)
 
-    def inflection(self, folded: str) -> Inflection | None:
-        """A typed word read as every attested form of its most frequent lemma; cached."""
-        self._note((folded, None))
-        return self._inflections(folded)
+    def inflection(self, word: str) -> Inflection | None:
+        """A typed word (folded, or as written with its diacritics) read as every attested form of its lemma;
+        cached."""
+        self._note((word, None))
+        return self._inflections(word)
 
     def _note(self, key: tuple[str, Kind]) -> None:
         with self._recent_lock:
@@ -338,10 +339,16 @@ class Words:
             kept.add(word)
         return len(kept), len(wanted)
 
-    def _computed_inflection(self, folded: str) -> Inflection | None:
-        """A diacritic-free (or written) word read as every attested form of its most frequent lemma."""
-        folded = fold(folded)
-        written = [(form, paragraphs) for form, paragraphs, _ in self.store.forms_by_fold(folded)[:3]]
+    def _computed_inflection(self, word: str) -> Inflection | None:
+        """A diacritic-free word read as every attested form of its most frequent lemma; a word typed with its
+        diacritics, when the texts have it so written, as that spelling's lemma (mānaṃ: māna, not mana)."""
+        folded = fold(word)
+        typed = self.store.word_counts([word]) if word != folded else {}
+        written = (
+            [(word, typed[word][0])]
+            if word in typed
+            else [(form, paragraphs) for form, paragraphs, _ in self.store.forms_by_fold(folded)[:3]]
+        )
         candidates: dict[str, float] = {}
         evidence: dict[str, int] = {}  # a lemma's most frequent written form among those the word folds from
         for form, paragraphs in written or [(folded, 0)]:
