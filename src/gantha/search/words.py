@@ -341,7 +341,7 @@ class Words:
 
     def _computed_inflection(self, word: str) -> Inflection | None:
         """A diacritic-free word read as every attested form of its most frequent lemma; a word typed with its
-        diacritics, when the texts have it so written, as that spelling's lemma (mānaṃ: māna, not mana)."""
+        diacritics, when the texts have it so written, as that spelling's lemma (kūlaṃ: kūla, not kula)."""
         folded = fold(word)
         typed = self.store.word_counts([word]) if word != folded else {}
         written = (
