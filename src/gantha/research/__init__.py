@@ -93,6 +93,7 @@ class Research(
             lexicon, lexicon_problem = store.lexicon(), None
         except LexiconUnreadable as exc:  # search answers, without inflections and dictionary meanings
             lexicon, lexicon_problem = Lexicon(SqliteDatabase(Path(":memory:"))), str(exc)
+            lexicon.problem = lexicon_problem  # a stand-in: what is worked out with it is not kept
         words = previous.words.reopened(lexicon, store) if previous is not None and not lexicon_problem else None
         routes = Routes.open(store, semantic, previous.searcher.routes if previous is not None else None)
         research = cls(store, lexicon, semantic, fusion or s.fusion, words, routes)

@@ -82,7 +82,10 @@ class Expansions:
             return MISSING
         try:
             with self._lock:
-                row = self._db.execute(f"SELECT value FROM {_checked(table)} WHERE word=?", (word,)).fetchone()
+                row = self._db.execute(  # only while the file is this vocabulary's (another process may restamp it)
+                    f"SELECT value FROM {_checked(table)} WHERE word=? AND (SELECT value FROM stamp) = ?",
+                    (word, self.stamp),
+                ).fetchone()
         except sqlite3.Error as exc:
             self._give_up(exc)
             return MISSING
@@ -113,8 +116,10 @@ class Expansions:
                 for i in range(0, len(words), 500):
                     chunk = words[i : i + 500]
                     marks = ",".join("?" * len(chunk))
-                    sql = f"SELECT word FROM {_checked(table)} WHERE word IN ({marks})"
-                    found.update(r[0] for r in self._db.execute(sql, chunk))
+                    sql = (
+                        f"SELECT word FROM {_checked(table)} WHERE word IN ({marks}) AND (SELECT value FROM stamp) = ?"
+                    )
+                    found.update(r[0] for r in self._db.execute(sql, [*chunk, self.stamp]))
         except sqlite3.Error as exc:
             self._give_up(exc)
         return found
