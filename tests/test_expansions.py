@@ -84,3 +84,20 @@ def test_off_prepares_nothing(index, monkeypatch):
     finally:
         runner.stop()
         store.close()
+
+
+def test_a_server_without_the_admin_api_runs_only_this_task(index):
+    """No admin key: the server prepares the frequent words and leaves any other task queued for an admin."""
+    store = EmbeddedStore(index, create=False)
+    other = store.tasks().submit("ingest", {"source": "markdown", "path": str(index / "absent.md")})
+    runner = TaskRunner(index, idle=0.1, kinds=("expand",))
+    runner.store = store
+    try:
+        runner._expand_if_due()
+        assert runner.step()  # the expand task, not the older ingest
+        assert runner.step() is False  # nothing else for it
+        assert store.tasks().get(other.id).state == "queued"
+        assert [t.result for t in store.tasks().list() if t.kind == "expand"] == [{"kept": WARM, "wanted": WARM}]
+    finally:
+        runner.stop()
+        store.close()

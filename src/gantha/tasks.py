@@ -204,9 +204,10 @@ def _delete(store: Store, corpus: str, book: str) -> dict[str, Any]:
 class TaskRunner:
     """A daemon thread in the server process that works the queue, one task at a time."""
 
-    def __init__(self, location: str | Path, idle: float = 0.5) -> None:
+    def __init__(self, location: str | Path, idle: float = 0.5, kinds: tuple[str, ...] | None = None) -> None:
         self.location = str(location)
         self.idle = idle
+        self.kinds = kinds  # the kinds of task this runner takes (None: all; a server without the admin API: expand)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="gantha-tasks", daemon=True)
         self.store: Store | None = None  # holds the queue and the writer lock; each task opens its own
@@ -224,7 +225,8 @@ class TaskRunner:
             return self
         except StoreError as exc:  # a damaged queue: the server answers, health says why no task runs
             print(f"gantha: tasks not run: {exc}", file=sys.stderr)
-        self._classify_if_stale()
+        if self.kinds is None:
+            self._classify_if_stale()
         self._expand_if_due()
         self._thread.start()
         return self
@@ -311,7 +313,7 @@ class TaskRunner:
                 return False
             queue = self.store.tasks()
             queue.recover()
-            task = queue.claim()
+            task = queue.claim(self.kinds)
             if task is None:
                 return False
             try:

@@ -87,7 +87,13 @@ def create_app(location: str | Path) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        runner = TaskRunner(index.location).start() if settings().admin_key else None
+        s = settings()
+        if s.admin_key:  # the admin API's writes, and what follows them
+            runner: TaskRunner | None = TaskRunner(index.location).start()
+        elif s.warm_words:  # no writes here: only the frequent words' inflections, prepared once
+            runner = TaskRunner(index.location, kinds=("expand",)).start()
+        else:
+            runner = None
         yield
         if runner:
             runner.stop()

@@ -172,8 +172,9 @@ class TaskQueue:
             (message, _now(), task_id),
         )
 
-    def claim(self) -> Task | None:
-        """Take the oldest queued task for this process (atomically: no two processes get the same)."""
+    def claim(self, kinds: tuple[str, ...] | None = None) -> Task | None:
+        """Take the oldest queued task (of ``kinds``: any) for this process (atomically: no two processes get the
+        same)."""
         with self.db.transaction():
             given_up = self.db.query("SELECT params FROM tasks WHERE state='queued' AND attempts >= ?", (MAX_ATTEMPTS,))
             self.db.execute(  # a task that stopped its process MAX_ATTEMPTS times is not run again
@@ -181,7 +182,8 @@ class TaskQueue:
                 "WHERE state='queued' AND attempts >= ?",
                 (_now(), "given up", f"stopped the server {MAX_ATTEMPTS} times: not run again", MAX_ATTEMPTS),
             )
-            rows = self.db.query("SELECT id FROM tasks WHERE state='queued' ORDER BY n LIMIT 1")
+            of = f" AND kind IN ({','.join('?' * len(kinds))})" if kinds else ""
+            rows = self.db.query(f"SELECT id FROM tasks WHERE state='queued'{of} ORDER BY n LIMIT 1", kinds or ())
             changed = 0
             if rows:
                 changed = self.db.execute(
