@@ -91,7 +91,7 @@ def _expand(store: Store) -> dict[str, Any]:
     rest: a write queued meanwhile runs first."""
     kept, wanted = _words(store).warm(settings().warm_words, WARM_SLICE)
     if kept < wanted:
-        store.tasks().submit("expand", {})
+        _queue_once(store, "expand")
     return {"kept": kept, "wanted": wanted}
 
 
@@ -251,7 +251,7 @@ class TaskRunner:
                 return
             kept, wanted = _words(self.store).warm(limit, 0.0)
             if kept < wanted:
-                self.store.tasks().submit("expand", {})
+                _queue_once(self.store, "expand")
         except (StoreError, OSError) as exc:  # reported, never the server's crash
             print(f"gantha: word inflections not prepared: {exc}", file=sys.stderr)
 
