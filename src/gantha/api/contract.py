@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from gantha.model import Hit, Passage, QueryInfo
 from gantha.search import resources
 from gantha.search.highlight import markdown_snippet
+from gantha.store.base import BookRecord
 from gantha.text.pali import canon, fold
 from gantha.text.sentences import split as split_sentences
 
@@ -59,7 +60,7 @@ def results(research: Research, hits: list[Hit], info: QueryInfo) -> list[Result
     ]
     carried = {i: h.passage for h, i in zip(hits, ids, strict=True) if h.passage and h.passage.doc_id == i}
     passages = {**research.store.get_ids([i for i in ids if i not in carried]), **carried}  # each read once a search
-    records = {(r.info.corpus, r.info.book, r.channel.name): r for r in research.store.records()}
+    records = research.store.from_records("by_channel", _by_channel)
     analyse = fold if info.field != "exact" else canon
     terms = set(info.terms) | {analyse(f) for f in info.forms} | set((info.lemma or {}).get("forms", []))
     for inflection in info.inflections:
@@ -100,6 +101,11 @@ def results(research: Research, hits: list[Hit], info: QueryInfo) -> list[Result
             )
         )
     return out
+
+
+def _by_channel(records: list[BookRecord]) -> dict[tuple[str, str, str], BookRecord]:
+    """(corpus, book, channel) → its record."""
+    return {(r.info.corpus, r.info.book, r.channel.name): r for r in records}
 
 
 def _title(hit: Hit, p: Passage) -> str:

@@ -136,10 +136,7 @@ class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable, DescriptionTab
 
     def all_channels(self) -> list[ChannelInfo]:
         """Every channel in the index (the Pali original first)."""
-        seen: dict[str, ChannelInfo] = {"pali": PALI_CHANNEL}
-        for r in self._records():
-            seen.setdefault(r.channel.name, r.channel)
-        return list(seen.values())
+        return self.from_records("channels", _channels)
 
     def _record_books(self, books: list[BookRecord]) -> None:
         now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -220,3 +217,10 @@ class TableStore(Vocabulary, TopicTable, SummaryTable, LinkTable, DescriptionTab
         k = bisect_right(self._texts_starts.get((corpus, book), []), seq)
         inside = [r for r in rows[max(0, k - 50) : k] if r.last_seq >= seq]  # texts nest shallowly
         return min(inside, key=lambda r: r.last_seq - r.first_seq, default=None)
+
+
+def _channels(records: list[BookRecord]) -> list[ChannelInfo]:
+    seen: dict[str, ChannelInfo] = {"pali": PALI_CHANNEL}
+    for r in records:
+        seen.setdefault(r.channel.name, r.channel)
+    return list(seen.values())
