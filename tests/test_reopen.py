@@ -106,3 +106,36 @@ def test_a_slow_reopen_delays_requests_once_not_each(small_index, tmp_path, monk
     assert waits[0] <= FRESH_WAIT + 0.3 and sum(waits[1:]) < 0.3  # one wait, not a second per request
     assert live._reopened.wait(30)
     assert live.research().search(SearchRequest(q="probation", corpora=["md"])).total == 1
+
+
+def test_a_server_keeps_long_lived_objects_out_of_full_collections_and_frees_cycles_later(monkeypatch):
+    """What survives a full collection is frozen (a full pass over the canon's objects stopped every request);
+    cycles frozen so, once unreferenced, are freed by the first full collection after THAW_EVERY."""
+    import gc
+
+    class Node:
+        pass
+
+    def cycle() -> Node:
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        return a
+
+    monkeypatch.setattr(live_module, "_thawed", [time.monotonic()])
+    gc.callbacks.append(live_module.freeze_survivors)
+    try:
+        kept = [cycle() for _ in range(500)]
+        gc.collect()
+        assert gc.get_freeze_count() >= 1000  # survivors frozen: the next full collections skip them
+        frozen = gc.get_freeze_count()
+        del kept
+        gc.collect()
+        assert gc.get_freeze_count() >= frozen - 1  # their cycles wait while frozen
+        live_module._thawed[0] -= live_module.THAW_EVERY + 1
+        gc.collect()  # the thaw: every object looked at, the dead cycles freed
+        assert gc.get_freeze_count() == 0
+        gc.collect()
+        assert 0 < gc.get_freeze_count() < frozen - 500  # frozen again, without the 1,000 freed
+    finally:
+        gc.callbacks.remove(live_module.freeze_survivors)
+        gc.unfreeze()

@@ -31,15 +31,24 @@ from gantha.research import Research
 
 FRESH_WAIT = 1.0  # an index that opens faster than this is waited for; a slower one answers from the open one
 RETIRE_AFTER = 120.0  # seconds a replaced index stays open for the requests still reading it
+THAW_EVERY = 600.0  # seconds between the full collections that look at frozen objects too
+_thawed = [time.monotonic()]  # when the frozen objects were last given back to full collections
 
 log = logging.getLogger(__name__)
 
 
 def freeze_survivors(phase: str, info: dict) -> None:
     """A garbage collector's callback: what survived a full collection is long-lived, so frozen out of the
-    next ones (objects frozen are still freed when no longer referenced; only cycles among them wait for
-    the index's retirement, which collects them)."""
-    if phase == "stop" and info["generation"] == 2:
+    next ones. Objects frozen are still freed when no longer referenced; cycles among them (a request in
+    flight during the collection, since finished) are collected by the first full collection after
+    :data:`THAW_EVERY` seconds, for which everything is unfrozen once."""
+    if phase != "stop" or info["generation"] != 2:
+        return
+    now = time.monotonic()
+    if now - _thawed[0] > THAW_EVERY:
+        _thawed[0] = now
+        gc.unfreeze()
+    else:
         gc.freeze()
 
 
