@@ -105,6 +105,8 @@ def test_nonsense_is_refused_with_weak_candidates(research):
 
 def test_fusion():
     assert [d for d, _ in rrf([["a", "b", "c"], ["b", "c", "d"]])][:2] == ["b", "c"]
+    # a route weighted 0 brings no candidates: one route "alone" is that route's ranking, nothing appended
+    assert [d for d, _ in rrf([["a", "b"], ["c", "d", "e"]], weights=[1.0, 0.0])] == ["a", "b"]
     fused = weighted([[("a", 10.0), ("b", 5.0)], [("b", 0.9), ("c", 0.1)]], [0.7, 0.3])
     assert fused[0][0] == "a" and dict(fused)["b"] == pytest.approx(0.3)
 

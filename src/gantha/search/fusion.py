@@ -6,9 +6,12 @@ RRF_K = 60
 
 
 def rrf(rankings: list[list[str]], k: int = RRF_K, weights: list[float] | None = None) -> list[tuple[str, float]]:
-    """Reciprocal rank fusion: sum of weight/(k + rank) over the lists each id appears in."""
+    """Reciprocal rank fusion: sum of weight/(k + rank) over the lists each id appears in (a list weighted 0
+    is left out: its ids are not candidates)."""
     scores: dict[str, float] = {}
     for ranking, weight in zip(rankings, weights or [1.0] * len(rankings), strict=True):
+        if weight <= 0:
+            continue
         for rank, doc_id in enumerate(ranking, start=1):
             scores[doc_id] = scores.get(doc_id, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda kv: -kv[1])
