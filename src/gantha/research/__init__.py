@@ -112,9 +112,13 @@ class Research(
     ):
         self.store = store
         self.lexicon = lexicon
-        judge = (
-            Judge(EmbeddingReranker(semantic.embedder, semantic.vectors), Calibration.load(store)) if semantic else None
-        )
+        judge = None
+        if semantic:
+            stronger = routes.stronger() if routes is not None else None
+            second = (stronger.embedder, stronger.vectors) if stronger else None
+            strong = Calibration.load_strong(store, stronger.embedder.name) if stronger else None
+            reranker = EmbeddingReranker(semantic.embedder, semantic.vectors, second)
+            judge = Judge(reranker, Calibration.load(store), strong)
         self.words = words or Words(lexicon, store)
         inflect = self.words.inflection if lexicon is not None else None
         headword = self.words.is_headword if lexicon is not None else None

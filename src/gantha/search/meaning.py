@@ -15,7 +15,7 @@ from gantha.search.highlight import snippet
 from gantha.search.plan import Planner
 from gantha.search.present import ORIGINALS, Presenter, original_of
 from gantha.search.query import parse_query
-from gantha.search.rerank import Judge, coverage
+from gantha.search.rerank import Calibration, Judge, coverage
 from gantha.search.routes import Routes
 from gantha.search.semantic import SemanticRoute
 from gantha.text.chinese import has_chinese
@@ -154,7 +154,9 @@ class MeaningSearch:
         analysed = parse_query(info.normalized or req.q).analysed(folded=True)
         terms = set(analysed.terms)
         shown = self.store.get_ids(judged)
-        confidence = self._confidences(sought(req.q), judged, shown, evidence) if self.judge else {}
+        confidence, calibration = (
+            self._confidences(sought(req.q), judged, shown, evidence) if self.judge else ({}, None)
+        )
         hits = []
         for rank, (doc_id, score) in enumerate(page, start=req.offset + 1):
             if p := shown.get(doc_id):
@@ -164,13 +166,13 @@ class MeaningSearch:
             self.presenter.attach_translations(hits, terms)
         info.notes.append(f"{req.mode.value}: ranked candidates, not an exhaustive count")
         res = SearchResponse.timed(started, len(fused), hits, info)
-        if self.judge and confidence:
-            info.notes.append(self.judge.note())
+        if self.judge and calibration and confidence:
+            info.notes.append(self.judge.note(calibration))
             best = max(confidence.get(d, 0.0) for d, _ in fused[:REFUSAL_DEPTH])
             pali_found = self.is_pali(req.q) and any(coverage(req.q, p.text) == 1.0 for p in shown.values())
             if pali_found:  # Pali words that occur are in the texts whatever their English neighbours say
                 info.notes.append("Pali words found in the texts: not refused")
-            elif refuse and best < self.judge.calibration.threshold:
+            elif refuse and best < calibration.threshold:
                 top = [d for d, _ in fused[:5]]
                 res.weak = [
                     self.presenter.hit(
@@ -182,7 +184,7 @@ class MeaningSearch:
                 res.outcome, res.hits = "not_found", []
                 res.message = (
                     f"nothing relevant enough: best confidence {best:.2f} is below "
-                    f"{self.judge.calibration.threshold}; the closest candidates are listed as weak, not as answers"
+                    f"{calibration.threshold}; the closest candidates are listed as weak, not as answers"
                 )
         return res
 
@@ -291,16 +293,17 @@ class MeaningSearch:
 
     def _confidences(
         self, query: str, doc_ids: list[str], shown: dict[str, Passage], evidence: dict[str, list[str]]
-    ) -> dict[str, float]:
-        """Confidence per shown document: the best of the documents that matched for it (its translation …)."""
+    ) -> tuple[dict[str, float], Calibration]:
+        """Confidence per shown document (the best of the documents that matched for it: its translation …), and
+        the calibration that judged them."""
         assert self.judge is not None
         pairs = self.evidence_passages(doc_ids, shown, evidence)
         deadline.check()
-        scores = self.judge.confidences(query, [p for _, p in pairs])
+        scores, calibration = self.judge.judged(query, [p for _, p in pairs])
         out: dict[str, float] = {}
         for (d, _), c in zip(pairs, scores, strict=True):
             out[d] = max(out.get(d, 0.0), c)
-        return out
+        return out, calibration
 
 
 @dataclass

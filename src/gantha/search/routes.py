@@ -63,6 +63,10 @@ class Routes:
             return found[0]
         return self.default
 
+    def stronger(self) -> SemanticRoute | None:
+        """The stronger embedder's route, where its vectors are complete (its cosine judges candidates too)."""
+        return next((route for route, _ in self.better.values()), None)
+
     def weights_for(self, language: str, route: SemanticRoute | None) -> dict[str, float]:
         """The fusion weights of a question in ``language`` whose vector route is ``route``."""
         name = route.embedder.name if route is not None else ""
