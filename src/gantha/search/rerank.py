@@ -193,14 +193,19 @@ def fit_calibration(
     ``samples``: (similarity, coverage, cross, second similarity, query answerable); ``second``: fit with the
     second similarity (else it is left out).
     """
-    x = np.array([[c, lex, cross, c2 if second else 0.0, 1.0] for c, lex, cross, c2, _ in samples])
+    raw = np.array([[c, lex, cross, c2 if second else 0.0] for c, lex, cross, c2, _ in samples])
+    mean, spread = raw.mean(axis=0), raw.std(axis=0)
+    spread[spread == 0] = 1.0
+    x = np.hstack([(raw - mean) / spread, np.ones((len(raw), 1))])  # standardised: every weight converges alike
     answerable = np.array([ans for *_, ans in samples], dtype=bool)
     y = answerable.astype(float)
     w = np.zeros(5)
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(x @ w)))
         w -= lr * (x.T @ (p - y)) / len(y)
-    cal = Calibration(float(w[0]), float(w[1]), float(w[4]), 0.5, "fitted", float(w[2]), float(w[3]))
+    scaled = w[:4] / spread  # back to the features as they come
+    bias = float(w[4] - scaled @ mean)
+    cal = Calibration(float(scaled[0]), float(scaled[1]), bias, 0.5, "fitted", float(scaled[2]), float(scaled[3]))
     conf = np.array([cal.confidence(c, lex, cross, c2) for c, lex, cross, c2, _ in samples])
     best, best_score = 0.5, -np.inf
     for t in np.linspace(0.01, 0.95, 189):
