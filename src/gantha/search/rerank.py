@@ -85,15 +85,25 @@ def coverage(query: str, text: str) -> float:
 
 class Reranker(ABC):
     name: str
+    second: tuple[Embedder, Any] | None = None  # the stronger embedder and its vectors (a second similarity)
 
     @abstractmethod
     def features(self, query: str, passages: list[Passage]) -> list[tuple[float, float]]:
         """(similarity, lexical coverage) per passage."""
 
-    def confidences(self, query: str, passages: list[Passage], calibration: Calibration) -> list[float]:
+    def second_similarities(self, query: str, passages: list[Passage]) -> list[float] | None:
+        """The second similarity of each passage, None without one."""
+        return None
+
+    def confidences(
+        self, query: str, passages: list[Passage], calibration: Calibration, second: list[float] | None = None
+    ) -> list[float]:
+        """Each passage's confidence by ``calibration`` (``second``: the passages' second similarities)."""
         return [
-            round(calibration.confidence(c, lex, crosses(query, p.text)), 4)
-            for (c, lex), p in zip(self.features(query, passages), passages, strict=True)
+            round(calibration.confidence(c, lex, crosses(query, p.text), s2), 4)
+            for (c, lex), p, s2 in zip(
+                self.features(query, passages), passages, second or [0.0] * len(passages), strict=True
+            )
         ]
 
 
@@ -229,25 +239,12 @@ class Judge:
     calibration: Calibration
     strong: Calibration | None = None
 
-    def confidences(self, query: str, passages: list[Passage]) -> list[float]:
-        return self.judged(query, passages)[0]
-
     def judged(self, query: str, passages: list[Passage]) -> tuple[list[float], Calibration]:
         """The passages' confidences and the calibration that gave them (and whose threshold refuses): the
         strong one where a passage has a second similarity, else the first."""
-        second = (
-            self.reranker.second_similarities(query, passages)
-            if self.strong is not None and isinstance(self.reranker, EmbeddingReranker)
-            else None
-        )
-        if self.strong is None or second is None:
-            return self.reranker.confidences(query, passages, self.calibration), self.calibration
-        cal = self.strong
-        scores = [
-            round(cal.confidence(c, lex, crosses(query, p.text), s2), 4)
-            for (c, lex), p, s2 in zip(self.reranker.features(query, passages), passages, second, strict=True)
-        ]
-        return scores, cal
+        second = self.reranker.second_similarities(query, passages) if self.strong is not None else None
+        calibration = self.strong if self.strong is not None and second is not None else self.calibration
+        return self.reranker.confidences(query, passages, calibration, second), calibration
 
     def note(self, calibration: Calibration | None = None) -> str:
         c = calibration or self.calibration
