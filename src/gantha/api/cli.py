@@ -597,13 +597,15 @@ def eval_(
         return out.print(table)
     if calibrate_on or calibrate:
         fit = evaluate.load(calibrate_on) if calibrate_on else queries
-        for key, weights in evaluate.fit_fusion(research, fit).items():
+        fitted, methods = evaluate.fit_fusion(research, fit)
+        for key, weights in fitted.items():
             shown = ", ".join(f"{name} {w:g}" for name, w in weights.items())
-            err.print(f"fusion weights fitted for {key}: {shown}", highlight=False)
-        cal = evaluate.calibrate(research, fit)
-        err.print(f"calibrated: threshold {cal.threshold} ({cal.source})", highlight=False)
-        if strong := research.judge and research.judge.strong:
-            err.print(f"calibrated: threshold {strong.threshold} ({strong.source})", highlight=False)
+            err.print(f"fusion fitted for {key}: {methods[key]}, {shown}", highlight=False)
+        evaluate.calibrate(research, fit)
+        judge = research.judge
+        for cal in [judge.calibration, judge.strong, *judge.scripts.values()] if judge else []:
+            if cal is not None:
+                err.print(f"calibrated: threshold {cal.threshold} ({cal.source})", highlight=False)
     result = evaluate.run(research, queries, comma_list(modes) or None)
     if report:
         report.write_text(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())

