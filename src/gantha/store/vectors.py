@@ -23,6 +23,7 @@ import numpy as np
 import orjson
 
 HNSW_FROM = 300_000
+MASKS_KEPT = 64  # filter combinations whose row masks are remembered
 RowMeta = tuple[str, str, str, int, bool] | list  # corpus, channel, language, text crc32, primary (lists as read)
 
 
@@ -115,6 +116,7 @@ class VectorIndex(VectorRows):
         self._pending: list[np.ndarray] = []  # rows added since the matrix was last assembled
         self._hnsw = None
         self._columns: tuple[np.ndarray, ...] | None = None
+        self._masks: dict[tuple, tuple[tuple[np.ndarray, ...], np.ndarray]] = {}
         self._rows: dict[str, list[int]] = {}
         self._saved: tuple | None = None  # meta.json (inode, size, mtime) and the matrices as read, while unchanged
         try:
@@ -319,8 +321,12 @@ class VectorIndex(VectorRows):
         return list(best.items())[:k]
 
     def _mask(self, corpora, channels, languages, primary_only, books=None) -> np.ndarray:
+        """The rows that pass the filters (read-only; remembered per filters while the rows are unchanged)."""
         if self._columns is None:
             self._columns = _columns(self.ids, self.meta)
+        key = (*(tuple(f) if f else () for f in (corpora, channels, languages, books)), primary_only)
+        if (kept := self._masks.get(key)) is not None and kept[0] is self._columns:
+            return kept[1]
         corpus, channel, language, book, primary = self._columns
         mask = np.ones(len(self.ids), dtype=bool)
         if corpora:
@@ -333,6 +339,10 @@ class VectorIndex(VectorRows):
             mask &= np.isin(language, [lang.split("-")[0] for lang in languages])
         if primary_only:
             mask &= primary
+        mask.flags.writeable = False
+        if len(self._masks) >= MASKS_KEPT:
+            self._masks.clear()
+        self._masks[key] = (self._columns, mask)
         return mask
 
     def _search_hnsw(self, query: np.ndarray, k: int, mask: np.ndarray) -> list[tuple[str, float]]:
