@@ -381,6 +381,9 @@ def test_vectors_add_search_replace_and_remove(request, tmp_path, kind):
     assert best[0][0] == "md/note/3@md" and best[0][1] == pytest.approx(1.0, abs=1e-3)
     assert again.search(matrix[3], k=3, languages=["zh"]) == []
     assert again.similarity("md/note/4@md", matrix[5]) == pytest.approx(1.0, abs=1e-3)  # its best chunk
+    sims = again.similarities(["md/note/4@md", "md/note/1@md", "md/none@md"], matrix[1])  # many at once
+    assert set(sims) == {"md/note/4@md", "md/note/1@md"} and sims["md/note/1@md"] == pytest.approx(1.0, abs=1e-3)
+    assert sims["md/note/4@md"] == pytest.approx(max(matrix[4] @ matrix[1], matrix[5] @ matrix[1]), abs=1e-3)
     again.add(["md/note/3@md"], matrix[:1], [("md", "md", "en", 99, True)])  # replaced
     again.remove(["md/note/0@md"])
     assert again.retain("md", {"md/note/3@md", "md/note/4@md"}) == 2

@@ -349,13 +349,14 @@ class Ranked:
         if self._cosines is None:
             pool = list(dict.fromkeys(d for ranking in self.routes.values() for d, _ in ranking))
             self._cosines = {}
+            matched = {d: self.evidence.get(d) or [d] for d in pool}
             for name, (route, text) in self.probes.items():
-                query = route.embedder.query(text)
-                found = self._cosines[name] = {}
-                for d in pool:
-                    sims = [route.vectors.similarity(m, query) for m in self.evidence.get(d) or [d]]
-                    if known := [s for s in sims if s is not None]:
-                        found[d] = max(known)
+                sims = route.vectors.similarities(
+                    [m for ms in matched.values() for m in ms], route.embedder.query(text)
+                )
+                self._cosines[name] = {
+                    d: max(known) for d, ms in matched.items() if (known := [sims[m] for m in ms if m in sims])
+                }
         return self._cosines
 
 

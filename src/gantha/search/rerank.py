@@ -150,7 +150,8 @@ class EmbeddingReranker(Reranker):
             return None
         embedder, vectors = self.second
         q = embedder.query(query)
-        sims = [vectors.similarity(p.doc_id, q) for p in passages]
+        found = vectors.similarities([p.doc_id for p in passages], q)
+        sims = [found.get(p.doc_id) for p in passages]
         found = [s for s in sims if s is not None]
         return [min(found) if s is None else s for s in sims] if found else None
 
@@ -158,7 +159,8 @@ class EmbeddingReranker(Reranker):
         if not passages:
             return []
         q = self.embedder.query(query)
-        sims = [self.vectors.similarity(p.doc_id, q) if self.vectors is not None else None for p in passages]
+        found = self.vectors.similarities([p.doc_id for p in passages], q) if self.vectors is not None else {}
+        sims: list[float | None] = [found.get(p.doc_id) for p in passages]
         missing = [i for i, s in enumerate(sims) if s is None]
         if missing:
             encoded = self.embedder.encode([passages[i].text for i in missing])

@@ -374,6 +374,10 @@ class Vectors(Protocol):
 
     def similarity(self, doc_id: str, query: Any) -> float | None: ...
 
+    def similarities(self, doc_ids: list[str], query: Any) -> dict[str, float]:
+        """Cosine of the query with each document's closest row (the documents without a vector left out)."""
+        ...
+
     def export(self, corpus: str, channel: str | None = None) -> tuple[list[str], list, Any]:
         """The rows of one corpus (in one channel): ids, meta and their vectors (a matrix)."""
         ...

@@ -18,6 +18,7 @@ import re
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import orjson
@@ -95,6 +96,14 @@ class VectorRows:
     def checksum(self, doc_id: str) -> int | None:
         rows = self._rows.get(doc_id)
         return None if not rows else self.meta[rows[0]][3]
+
+    def similarity(self, doc_id: str, query: Any) -> float | None:
+        """Cosine of the query with the document's closest row (None when it has no vector)."""
+        return self.similarities([doc_id], query).get(doc_id)
+
+    def similarities(self, doc_ids: list[str], query: Any) -> dict[str, float]:
+        """Cosine of the query with each document's closest row (the documents without a vector left out)."""
+        raise NotImplementedError
 
 
 class VectorIndex(VectorRows):
@@ -275,12 +284,15 @@ class VectorIndex(VectorRows):
         rows = [i for i, m in enumerate(self.meta) if m[0] == corpus and (channel is None or m[1] == channel)]
         return [self.ids[i] for i in rows], [self.meta[i] for i in rows], np.asarray(self.matrix[rows], np.float32)
 
-    def similarity(self, doc_id: str, query: np.ndarray) -> float | None:
-        """Cosine of the query with the document's closest row (None when it has no vector)."""
-        rows = self._rows.get(doc_id)
+    def similarities(self, doc_ids: list[str], query: np.ndarray) -> dict[str, float]:
+        rows = [(d, i) for d in dict.fromkeys(doc_ids) for i in self._rows.get(d, ())]
         if not rows:
-            return None
-        return float(np.max(self.matrix[rows] @ query.astype(np.float32)))
+            return {}
+        sims = self.matrix[[i for _, i in rows]] @ query.astype(np.float32)
+        out: dict[str, float] = {}
+        for (d, _), sim in zip(rows, sims.tolist(), strict=True):
+            out[d] = max(out.get(d, -1.0), sim)
+        return out
 
     def mean(self, doc_ids: list[str]) -> np.ndarray | None:
         """The unit-length mean of the rows of these documents (None when none has a vector)."""

@@ -99,12 +99,16 @@ class PgVectors(VectorRows):
         matrix = np.asarray([orjson.loads(r[1]) for r in rows if r[0] in index], dtype=np.float32)
         return ids, [self.meta[index[i]] for i in ids], matrix.reshape(len(ids), self.dim)
 
-    def similarity(self, doc_id: str, query: Any) -> float | None:
+    def similarities(self, doc_ids: list[str], query: Any) -> dict[str, float]:
+        wanted = [d for d in dict.fromkeys(doc_ids) if d in self._rows]
+        if not wanted:
+            return {}
         rows = self.store.db.query(
-            "SELECT max(1 - (embedding <=> ?::vector)) FROM vectors WHERE embedder=? AND doc_id=?",
-            (_literal(query), self.embedder, doc_id),
+            "SELECT doc_id, max(1 - (embedding <=> ?::vector)) FROM vectors WHERE embedder=? AND doc_id = ANY(?) "
+            "GROUP BY doc_id",
+            (_literal(query), self.embedder, wanted),
         )
-        return None if not rows or rows[0][0] is None else float(rows[0][0])
+        return {d: float(s) for d, s in rows if s is not None}
 
     def mean(self, doc_ids: list[str]) -> np.ndarray | None:
         """The unit-length mean of the rows of these documents (None when none has a vector)."""
