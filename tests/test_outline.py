@@ -115,7 +115,9 @@ def test_a_text_named_by_its_title_is_found_as_a_whole(research):
     titles = research.titles()
     assert [n.key for n in titles.named("What is the Brahmajala Sutta about?")] == ["DN 1"]  # no diacritics
     assert [n.key for n in titles.named("which discourse is about the fruits of the ascetic life")] == ["DN 2"]
-    assert [n.key for n in titles.named("the chapter on love in Romans")] == ["bible/romans"]
+    romans = titles.named("the chapter on love in Romans")
+    assert [n.key for n in romans] == ["bible/romans"]
+    assert titles.unnamed("the chapter on love in Romans", romans) == "the chapter on love"  # searched inside it
     assert not titles.named("what does the Buddha teach about dhamma")  # topic words, not names
     asked = SearchRequest(q="What is the Brahmajāla Sutta about?", mode="hybrid", granularity="sutta", limit=5)
     res = research.search(asked)

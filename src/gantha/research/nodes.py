@@ -73,7 +73,8 @@ class NodeVerbs:
         named = self.titles().named(req.q, [b["to"] for b in self.bridges(req.q)]) if req.q.strip() else []
         books = [n.key for n in named if n.kind == "book"]
         if books and not req.books and req.granularity != "book":  # "the chapter on love in 1 Corinthians"
-            window = window.model_copy(update={"books": books})
+            topic = self.titles().unnamed(req.q, [n for n in named if n.kind == "book"])
+            window = window.model_copy(update={"books": books, "q": topic or req.q})
         flat = self.pipeline.search(window, lemma, refuse=False)
         if req is not asked:
             flat.query_info.notes.append("a question in words other than Pali: whole texts found by meaning (hybrid)")
@@ -81,7 +82,7 @@ class NodeVerbs:
             flat.query_info.notes.append(
                 "named by title: "
                 + ", ".join(f"{n.key} ({n.title})" for n in named)
-                + (f"; whole texts searched in {', '.join(books)}" if window.books else "")
+                + (f"; whole texts searched in {', '.join(books)} for {window.q!r}" if window.books else "")
             )
         passages = self.store.get_ids([f"{h.coordinate}@{h.channel}" for h in flat.hits])
         weighed = [(h, passages.get(f"{h.coordinate}@{h.channel}")) for h in flat.hits]

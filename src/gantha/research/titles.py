@@ -94,6 +94,20 @@ class Titles:
                     found.setdefault(named)
         return list(found)
 
+    def unnamed(self, question: str, books: list[Named]) -> str:
+        """The question without the words that name these books (and the "in" before them): "the chapter on
+        love in Romans" → "the chapter on love" (searched inside Romans, the name would draw the vectors to
+        "Rome")."""
+        tokens = question.split()
+        words = ["".join(WORD_RE.findall(w)) for w in fold(question).lower().split()]
+        keys = {title_key(b.title) for b in books}
+        for i in range(len(words)):
+            for n in range(min(MAX_JOINED, len(words) - i), 0, -1):
+                if title_key("".join(words[i : i + n])) in keys:
+                    start = i - 1 if i > 0 and words[i - 1] in ("in", "of", "from") else i
+                    return " ".join(tokens[:start] + tokens[i + n :])
+        return question
+
 
 def _content(text: str) -> tuple[str, ...]:
     """The folded words of an English text that are not function words, in their order."""

@@ -38,7 +38,8 @@ def scored(
     """Score fusion over the candidates of the routes weighted above 0: a vector route's feature is each
     candidate's cosine with its question (``cosines``: looked up for every candidate, a candidate without a vector
     taking the pool's lowest), standardised over the pool; another route's is its score over its best (0 where it
-    did not match). A candidate's score is the weighted sum of its features."""
+    did not match). A candidate's score is the weighted sum of its features, less the weakest's (never below 0:
+    whole-text search adds its paragraphs' scores up)."""
     chosen = [name for name, ranking in routes.items() if weights.get(name, 0.0) > 0 and ranking]
     pool = list(dict.fromkeys(d for name in chosen for d, _ in routes[name]))
     total = dict.fromkeys(pool, 0.0)
@@ -55,4 +56,5 @@ def scored(
             feature = {d: s / best for d, s in routes[name]}
         for d, value in feature.items():
             total[d] += weights[name] * value
-    return sorted(total.items(), key=lambda kv: -kv[1])
+    weakest = min(total.values(), default=0.0)
+    return sorted(((d, s - weakest) for d, s in total.items()), key=lambda kv: -kv[1])
