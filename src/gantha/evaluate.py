@@ -195,15 +195,16 @@ def fit_fusion(research: Research, queries: list[EvalQuery]) -> tuple[dict, dict
                 for combo in itertools.product(FUSION_GRID, repeat=len(others))
             ] + [{n: 1.0} for n in names]
             best = max(options, key=score)
+            best_score = score(best)
             if best.get("vector"):  # not one route alone: each weight refined in turn, until none changes
                 changed = True
                 while changed:
                     changed = False
                     for name in others:
                         tried = max(({**best, name: w} for w in FINE_GRID), key=score)
-                        if score(tried) > score(best):
-                            best, changed = tried, True
-            found.append((score(best), method, best))
+                        if (tried_score := score(tried)) > best_score:
+                            best, best_score, changed = tried, tried_score, True
+            found.append((best_score, method, best))
         _, methods[key], best = max(found, key=lambda f: f[0])
         weights[key] = {n: best.get(n, 0.0) for n in names}
     research.searcher.routes.save_weights(research.store, weights, methods)

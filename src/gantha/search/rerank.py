@@ -150,8 +150,8 @@ class EmbeddingReranker(Reranker):
             return None
         embedder, vectors = self.second
         q = embedder.query(query)
-        found = vectors.similarities([p.doc_id for p in passages], q)
-        sims = [found.get(p.doc_id) for p in passages]
+        by_doc = vectors.similarities([p.doc_id for p in passages], q)
+        sims = [by_doc.get(p.doc_id) for p in passages]
         found = [s for s in sims if s is not None]
         return [min(found) if s is None else s for s in sims] if found else None
 
@@ -276,11 +276,11 @@ class Judge:
     def judged(self, query: str, passages: list[Passage]) -> tuple[list[float], Calibration]:
         """The passages' confidences and the calibration that gave them (and whose threshold refuses): the strong
         one where a passage has a second similarity (the question's script's own where fitted), else the first."""
-        script, second = script_of(query), None
-        strong = self.scripts.get(f"{self.reranker.second[0].name}:{script}") if self.reranker.second else None
-        if strong := strong or self.strong:
-            second = self.reranker.second_similarities(query, passages)
-        calibration = strong if strong is not None and second is not None else self.calibration
+        strong = self.strong
+        if self.reranker.second is not None:
+            strong = self.scripts.get(f"{self.reranker.second[0].name}:{script_of(query)}", strong)
+        second = self.reranker.second_similarities(query, passages) if strong is not None else None
+        calibration = strong if second is not None else self.calibration
         return self.reranker.confidences(query, passages, calibration, second), calibration
 
     def note(self, calibration: Calibration | None = None) -> str:

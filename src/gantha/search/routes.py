@@ -79,14 +79,17 @@ class Routes:
         """The stronger embedder's route, where its vectors are complete (its cosine judges candidates too)."""
         return next((route for route, _ in self.better.values()), None)
 
+    def _fitted(self, key: str) -> str:
+        """The key whose fit a search under ``key`` takes: its own, else its language's with usem3."""
+        return key if key in self.weights else f"{key.partition('/')[0]}/usem3"
+
     def weights_for(self, key: str) -> dict[str, float]:
         """The fusion weights of a search under ``key`` (``language/embedders``, :attr:`Ranked.key`)."""
-        language = key.partition("/")[0]
-        return self.weights.get(key) or self.weights.get(f"{language}/usem3") or FALLBACK
+        return self.weights.get(self._fitted(key)) or FALLBACK
 
     def method_for(self, key: str) -> str:
-        """The fusion method of a search under ``key``: ``rrf`` or ``scores``."""
-        return self.methods.get(key, "rrf")
+        """The fusion method of a search under ``key`` (fitted with its weights): ``rrf`` or ``scores``."""
+        return self.methods.get(self._fitted(key), "rrf")
 
     def save_weights(
         self, store: Store, fitted: dict[str, dict[str, float]], methods: dict[str, str] | None = None
