@@ -205,6 +205,51 @@ def test_a_count_without_a_page_gives_the_total_and_aggregations(both, name):
         assert counted.aggregations == full.aggregations
 
 
+def test_counts_prepared_ahead_answer_as_counting_does(both, monkeypatch):
+    """The counts the background task keeps ready for frequent words' searches (PostgreSQL) give the same
+    totals, aggregations and bold-first page as counting each time, and as the embedded store."""
+    import gantha.store.postgres.store as pg
+    from gantha.model import SearchRequest
+    from gantha.search.plan import Planner
+    from gantha.search.words import Words
+    from gantha.tasks import _prepare_counts
+
+    monkeypatch.setattr(pg, "PREPARED_ABOVE", 0)  # two books: no word is heavy enough to be kept otherwise
+    embedded, postgres = both["embedded"], both["postgres"]
+    q = QUERIES["terms of a lemma, bold first"]
+    counted = postgres.search(q)
+    assert postgres.prepare(q) and not postgres.prepare(q)  # counted once for this generation
+    for got in (postgres.search(q), postgres.search(replace(q, limit=0))):
+        assert (got.total, got.aggregations) == (counted.total, counted.aggregations) == (
+            embedded.search(q).total,
+            embedded.search(q).aggregations,
+        )
+    assert [h.passage.doc_id for h in postgres.search(q).hits] == [h.passage.doc_id for h in counted.hits]
+    monkeypatch.setattr("gantha.tasks.PREPARED_WORDS", 5)
+    before, words = postgres.prepared(), Words(postgres.lexicon(), postgres)
+    assert _prepare_counts(postgres, words, float("inf")) and postgres.prepared() > before
+    planner = Planner(postgres, words.inflection, words.is_headword)
+    for word in postgres.frequent_words(5):
+        sq = planner.plan(SearchRequest(q=word))[0]
+        want, got = embedded.search(sq), postgres.search(sq)
+        assert (got.total, got.aggregations) == (want.total, want.aggregations) and got.total > 0, word
+
+
+def test_counts_prepared_ahead_go_with_the_next_write(pg_server, tmp_path, monkeypatch):
+    import gantha.store.postgres.store as pg
+
+    monkeypatch.setattr(pg, "PREPARED_ABOVE", -1)  # every query kept, whatever its words' frequencies
+    store = open_store(_location("postgres", tmp_path, pg_server))
+    store.add([_passage("note", "1", "the quuxite rule"), _passage("note", "2", "another quuxite")])
+    store.commit([_record("note")])
+    q = _q("quuxite")
+    assert store.prepare(q) and store.prepared() == 1 and store.search(q).total == 2
+    store.add([_passage("note", "3", "a third quuxite")])
+    store.commit([_record("note")])
+    assert store.prepared() == 0 and store.search(q).total == 3  # never the counts of the generation before
+    store.close()
+
+
 @pytest.mark.parametrize("kind", ["embedded", "postgres"])
 def test_bold_definitions_rank_first_and_pages_begin_first(both, kind):
     store = both[kind]

@@ -42,6 +42,7 @@ NICENESS = 10  # the task process's CPU priority below the server's
 PR_SET_PDEATHSIG = 1  # prctl: the signal this process gets when its parent ends
 PRUNE_EVERY = 60.0  # seconds between two prunings of the finished tasks while the queue is idle
 WARM_SLICE = 60.0  # seconds an expand task computes before it queues the rest again (writes wait no longer)
+PREPARED_WORDS = 5_000  # the most frequent words whose searches' counts an expand task prepares (a store keeping them)
 
 
 def _lower_priority() -> None:
@@ -87,12 +88,35 @@ def _words(store: Store) -> Words:
 
 
 def _expand(store: Store) -> dict[str, Any]:
-    """Compute the inflections of the most frequent words (``GANTHA_WARM_WORDS``) for a while, and queue the
-    rest: a write queued meanwhile runs first."""
-    kept, wanted = _words(store).warm(settings().warm_words, WARM_SLICE)
-    if kept < wanted:
+    """Compute the inflections of the most frequent words (``GANTHA_WARM_WORDS``) for a while, then, on a store
+    that keeps counts, the counts of their searches (:data:`PREPARED_WORDS`), and queue the rest: a write
+    queued meanwhile runs first."""
+    until = time.monotonic() + WARM_SLICE
+    words = _words(store)
+    kept, wanted = words.warm(settings().warm_words, WARM_SLICE)
+    done = kept == wanted and (not store.counts_ahead or _prepare_counts(store, words, until))
+    if not done:
         _queue_once(store, "expand")
-    return {"kept": kept, "wanted": wanted}
+    return {"kept": kept, "wanted": wanted, **({"counts_prepared": store.prepared()} if store.counts_ahead else {})}
+
+
+def _prepare_counts(store: Store, words: Words, until: float) -> bool:
+    """Count ahead the searches of the most frequent words as a search plans them (each word's lemma: typed
+    without diacritics, and as its two most frequent spellings, which may be read as another), until ``until``;
+    whether all were."""
+    from gantha.model import SearchRequest
+    from gantha.search.errors import SearchError
+    from gantha.search.plan import Planner
+
+    planner = Planner(store, words.inflection, words.is_headword)
+    for folded in store.frequent_words(PREPARED_WORDS):
+        spellings = [form for form, _, _ in store.forms_by_fold(folded)[:2] if form != folded]
+        for word in (folded, *spellings):
+            if time.monotonic() > until:
+                return False
+            with contextlib.suppress(SearchError):
+                store.prepare(planner.plan(SearchRequest(q=word))[0])
+    return True
 
 
 def _queue_once(store: Store, kind: str) -> None:
@@ -244,13 +268,13 @@ class TaskRunner:
 
     def _expand_if_due(self) -> None:
         """Queue the inflections of the most frequent words when they are not all kept (a new index, an index
-        of an earlier version, a lexicon ingested)."""
+        of an earlier version, a lexicon ingested), or their searches' counts on a store that keeps them."""
         try:
             limit = settings().warm_words
             if self.store is None or not limit or self.store.tasks().pending("expand"):
                 return
             kept, wanted = _words(self.store).warm(limit, 0.0)
-            if kept < wanted:
+            if kept < wanted or (self.store.counts_ahead and not self.store.prepared()):
                 _queue_once(self.store, "expand")
         except (StoreError, OSError) as exc:  # reported, never the server's crash
             print(f"gantha: word inflections not prepared: {exc}", file=sys.stderr)

@@ -76,6 +76,9 @@ class LocalServer:
         params.use_jinja = True  # the model's own chat template, with tool calls
         params.warmup = False
         params.verbosity = -1
+        # DRY: a small model at temperature 0 can loop on one sentence; penalise repeating what it just wrote
+        params.sampling.dry_multiplier = 0.8
+        params.sampling.dry_penalty_last_n = 256
         n = threads or max(1, os.cpu_count() or 1)
         params.cpuparams.n_threads = n
         params.cpuparams_batch.n_threads = n

@@ -165,6 +165,17 @@ class Store(Protocol):
 
     def search(self, query: StoreQuery) -> StoreResult: ...
 
+    counts_ahead: bool  # whether :meth:`prepare` keeps counts (an engine that counts as it reads keeps none)
+
+    def prepare(self, query: StoreQuery) -> bool:
+        """Count ahead, and keep for this generation of the index, what a search for ``query`` counts (its
+        total and aggregations), where the store keeps such counts; whether it counted."""
+        ...
+
+    def prepared(self) -> int:
+        """How many searches' counts are kept for this generation of the index."""
+        ...
+
     def get(self, coordinates: list[str], channel: str = "pali") -> dict[str, Passage]:
         """The passages at these coordinates in one channel (absent ones are left out)."""
         ...

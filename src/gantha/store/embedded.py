@@ -418,6 +418,14 @@ class EmbeddedStore(FolderServices, TableStore):
     def count(self) -> int:
         return self._index.searcher().num_docs
 
+    counts_ahead = False  # tantivy counts and aggregates a query's matches in its one pass over them
+
+    def prepare(self, q: StoreQuery) -> bool:
+        return False
+
+    def prepared(self) -> int:
+        return 0
+
     def search(self, q: StoreQuery) -> StoreResult:
         deadline.check()
         searcher = self._index.searcher()

@@ -250,8 +250,12 @@ class Plan:
         documents hold the ranked words, the heavier the words a page starts from."""
         if not any(BY_NAME[name].tiered for name in self.weights):
             return []
-        held = sum(self.df.get((name, t), 0) for name, words in self.weights.items() for t in words)
+        held = self.held()
         return [mark for least, mark in TIERS if held > least]
+
+    def held(self) -> int:
+        """The documents holding the ranked words, counted once for each word (a bound of the matches)."""
+        return sum(self.df.get((name, t), 0) for name, words in self.weights.items() for t in words)
 
     def _tier(self, mark: str | None, first_only: bool) -> str:
         """The candidates' condition: a ranked word among the passage's heaviest (so marked), or ranked first;

@@ -6,8 +6,10 @@ field a ``tsvector`` of the field's tokens as gantha's own analysis cut them (wi
 stemming, no stop words), the field's length as BM25 sees it, and for the long text fields a ``_top``
 vector of the tokens that weigh most in the passage (see :mod:`gantha.store.postgres.rows`). Each vector
 has a GIN index. ``lexemes`` is the vocabulary of every field with its document frequencies (BM25's idf),
-trigram-indexed for leading wildcards. Adding an analysed field (a ``lemma`` field of lemma ids) is one
-more :class:`Field`.
+trigram-indexed for leading wildcards. ``prepared_counts`` keeps, for one generation, the totals and
+aggregations of frequent words' searches that a background task counted ahead (see
+:meth:`~gantha.store.postgres.store.PostgresStore.prepare`). Adding an analysed field (a ``lemma`` field of
+lemma ids) is one more :class:`Field`.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ CREATE INDEX IF NOT EXISTS docs_chapter ON docs (corpus, book, chapter, seq);
 CREATE TABLE IF NOT EXISTS lexemes (field SMALLINT, lexeme TEXT, df INTEGER, PRIMARY KEY (field, lexeme));
 CREATE TABLE IF NOT EXISTS vectors (embedder TEXT, row_id TEXT, doc_id TEXT, corpus TEXT, channel TEXT,
     language TEXT, book TEXT, crc BIGINT, is_primary BOOLEAN, embedding vector);
-CREATE INDEX IF NOT EXISTS vectors_doc ON vectors (embedder, doc_id)
+CREATE INDEX IF NOT EXISTS vectors_doc ON vectors (embedder, doc_id);
+CREATE TABLE IF NOT EXISTS prepared_counts (key TEXT PRIMARY KEY, generation TEXT NOT NULL, value TEXT NOT NULL)
 """
 
 # the GIN index of every vector column: dropped for a first ingest's bulk load and built once at its end

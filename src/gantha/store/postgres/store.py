@@ -45,6 +45,8 @@ from gantha.store.sql import PostgresDatabase, redacted
 from gantha.store.tables import TableStore
 from gantha.store.vocabulary import LAST
 
+PREPARED_ABOVE = 2_000  # documents holding a query's ranked words above which its counts may be kept ready
+GENERATION = "COALESCE((SELECT value FROM meta WHERE key = 'generation'), '0')"
 STATS_FRESH = 1.0  # seconds BM25's collection statistics are used before the generation is looked at again
 _COUNTER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-pg-count")  # counts beside the page
 
@@ -141,11 +143,13 @@ class PostgresStore(TableStore):
             self._bump()
 
     def _bump(self) -> None:
-        """Tell the readers of every server that the index changed."""
-        self.db.execute(
-            "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE "
-            "SET value = (CAST(meta.value AS BIGINT) + 1)::text"
-        )
+        """Tell the readers of every server that the index changed (the counts prepared for it go)."""
+        with self.db.transaction():
+            self.db.execute(
+                "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE "
+                "SET value = (CAST(meta.value AS BIGINT) + 1)::text"
+            )
+            self.db.execute("DELETE FROM prepared_counts")
         self._stats_read = 0.0  # this process's readers see it at once
 
     def close(self) -> None:
@@ -203,13 +207,17 @@ class PostgresStore(TableStore):
         if q.limit == 0:
             total, aggregations = self._counted(plan)
             return StoreResult(total, [], aggregations)
-        counting = _COUNTER.submit(self._counted, plan)
+        prepared = self._prepared(plan)
+        counting = _COUNTER.submit(self._counted, plan, prepared.get(_key(plan.count())))
         try:
             if q.order == "reading":
                 rows = self.db.fetch(plan.reading())
             else:  # from the heaviest passages of frequent words, if they fill the page, else from wider
                 rows, need, tiers = [], q.offset + q.limit, plan.tiers()
-                first_only = bool(tiers and q.rank_first) and self.db.fetch(plan.first_count())[0][0] >= need
+                first_only = False
+                if tiers and q.rank_first:
+                    first = prepared.get(_key(plan.first_count()))
+                    first_only = (first if first is not None else self.db.fetch(plan.first_count())[0][0]) >= need
                 for tier in [*tiers, None]:
                     rows = self.db.fetch(plan.page(tier, first_only=first_only))
                     if tier is None or (rows and rows[0][3] >= need):
@@ -223,9 +231,10 @@ class PostgresStore(TableStore):
         ]
         return StoreResult(total, hits, aggregations)
 
-    def _counted(self, plan: Plan) -> tuple[int, dict[str, list[tuple[str, int]]]]:
-        """The total and the aggregations (book, category, chapter, channel) of the plan's matches."""
-        counts = self.db.fetch(plan.count())
+    def _counted(self, plan: Plan, prepared: Any = None) -> tuple[int, dict[str, list[tuple[str, int]]]]:
+        """The total and the aggregations (book, category, chapter, channel) of the plan's matches (counted, or
+        the ``prepared`` rows)."""
+        counts = prepared if prepared is not None else self.db.fetch(plan.count())
         if any(unit not in self._units for unit, _ in counts):
             self._load_units()
         sums: dict[str, dict[str, int]] = {name: {} for name in plan.q.aggregate}
@@ -236,6 +245,46 @@ class PostgresStore(TableStore):
                 bucket[keys[name]] = bucket.get(keys[name], 0) + n
         aggregations = {name: sorted(b.items(), key=lambda kv: (-kv[1], kv[0])) for name, b in sums.items()}
         return sum(n for _, n in counts), aggregations
+
+    # --- counts prepared ahead --------------------------------------------------------------------
+
+    counts_ahead = True
+
+    def _prepared(self, plan: Plan) -> dict[str, Any]:
+        """The counts kept ready for this generation of a plan's statements, by key (only a heavy plan's are
+        looked for: a light one is counted as fast as it is looked up)."""
+        if plan.held() <= PREPARED_ABOVE:
+            return {}
+        keys = [_key(plan.count()), _key(plan.first_count())]
+        rows = self.db.fetch(
+            f"SELECT key, value FROM prepared_counts WHERE key = ANY(%s) AND generation = {GENERATION}", (keys,)
+        )
+        return {key: orjson.loads(value) for key, value in rows}
+
+    def prepare(self, q: StoreQuery) -> bool:
+        """Count a heavy query's matches (its total and aggregations, and its matches ranked first) and keep
+        the counts for this generation, so that the same search reads them instead of visiting each match
+        again (the counting is most of a frequent word's search here). Returns whether it was counted; one
+        already kept for this generation is not counted again."""
+        plan = Plan(q, self._collection(), self._df(scored_words(q)), self._expand)
+        if plan.held() <= PREPARED_ABOVE or len(self._prepared(plan)) == (1 + bool(q.rank_first)):
+            return False
+        statements = [plan.count(), *([plan.first_count()] if q.rank_first else [])]
+        for i, statement in enumerate(statements):
+            # the generation read in the counting statement: both from one snapshot
+            rows = self.db.fetch(f"SELECT {GENERATION}, c.* FROM ({statement}) c")
+            if not rows:
+                continue
+            value = [list(r[1:]) for r in rows] if i == 0 else rows[0][1]
+            self.db.execute(
+                "INSERT INTO prepared_counts VALUES (?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET generation = excluded.generation, value = excluded.value",
+                (_key(statement), rows[0][0], orjson.dumps(value).decode()),
+            )
+        return True
+
+    def prepared(self) -> int:
+        return int(self.db.fetch(f"SELECT count(*) FROM prepared_counts WHERE generation = {GENERATION}")[0][0])
 
     # --- reading -----------------------------------------------------------------------------------
 
@@ -396,3 +445,8 @@ class PostgresStore(TableStore):
         folder = settings().files or Path(user_data_dir("gantha")) / "stores" / name
         folder.mkdir(parents=True, exist_ok=True)
         return folder
+
+
+def _key(statement: str) -> str:
+    """A counting statement's key in ``prepared_counts``."""
+    return hashlib.sha1(statement.encode()).hexdigest()
