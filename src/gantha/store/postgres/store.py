@@ -204,10 +204,10 @@ class PostgresStore(TableStore):
         """The count (grouped by unit) beside the page: two statements on two connections."""
         deadline.check()
         plan = Plan(q, self._collection(), self._df(scored_words(q)), self._expand)
-        if q.limit == 0:
-            total, aggregations = self._counted(plan)
-            return StoreResult(total, [], aggregations)
         prepared = self._prepared(plan)
+        if q.limit == 0:
+            total, aggregations = self._counted(plan, prepared.get(_key(plan.count())))
+            return StoreResult(total, [], aggregations)
         counting = _COUNTER.submit(self._counted, plan, prepared.get(_key(plan.count())))
         try:
             if q.order == "reading":
