@@ -215,10 +215,12 @@ def test_counts_prepared_ahead_answer_as_counting_does(both, monkeypatch):
     from gantha.tasks import _prepare_counts
 
     monkeypatch.setattr(pg, "PREPARED_ABOVE", 0)  # two books: no word is heavy enough to be kept otherwise
+    monkeypatch.setattr("gantha.store.postgres.compiler.TIERS", ((0, "!2"), (0, "!1"), (0, "")))  # ranked by tiers
     embedded, postgres = both["embedded"], both["postgres"]
     q = QUERIES["terms of a lemma, bold first"]
     counted = postgres.search(q)
     assert postgres.prepare(q) and not postgres.prepare(q)  # counted once for this generation
+    assert postgres.prepared() >= 3  # the total, the bold-first count, and the candidates of a tier at least
     for got in (postgres.search(q), postgres.search(replace(q, limit=0))):
         assert (got.total, got.aggregations) == (counted.total, counted.aggregations) == (
             embedded.search(q).total,

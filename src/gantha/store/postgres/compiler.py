@@ -17,7 +17,9 @@ word without their rarity, a phrase by the BM25 of its occurrences with the sum 
 documents the page is ranked among the matches where such a word is among the passage's heaviest (``_top``;
 in more than 8,000 or 30,000, only those marked heavier still) or that rank first, when they fill it, else
 among a wider tier, else among all matches: first by the BM25 of their heaviest words alone, then the best
-:data:`POOL` of them by BM25 over their whole vectors. Ties: by insertion order.
+:data:`POOL` of them by BM25 over their whole vectors. Phrases are scored once, for the passages that hold
+them. A clause's words are written in one order (sorted), so that the spellings of one family make one
+statement and share what is prepared for it (:mod:`gantha.store.postgres.store`). Ties: by insertion order.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ class Plan:
     ):
         self.q, self.stats, self.df, self.expand = q, stats, df, expand
         self.weights: dict[str, dict[str, float]] = {}  # column → word → BM25 weight (idf, or 1 for forms)
-        self.phrases: list[str] = []  # score expressions of phrases
+        self.phrases: list[tuple[str, str, float]] = []  # phrases: (column, tsquery, summed idf)
         self.consts: list[str] = []  # score expressions of unranked clauses
         self.match = self._match()
         for c in q.must:
@@ -120,11 +122,11 @@ class Plan:
         if c.kind == "phrase":
             return [" <-> ".join(map(lexeme, c.tokens))] if c.tokens else []
         if c.kind == "prefix":
-            words = [f"{lexeme(t)}:*" for t in c.tokens]
+            words = [f"{lexeme(t)}:*" for t in sorted(c.tokens)]
         elif c.kind in ("suffix", "infix"):
             words = list(map(lexeme, dict.fromkeys(w for t in c.tokens for w in self.expand(c.field, c.kind, t))))
-        else:
-            words = [lexeme(t + mark) for t in c.tokens]
+        else:  # in one order, whichever of them was typed: a family's spellings make the same statements
+            words = [lexeme(t + mark) for t in sorted(c.tokens)]
         return [" | ".join(words[i : i + CHUNK]) for i in range(0, len(words), CHUNK)]
 
     def _condition(self, c: Clause, also: str = "", row: str = "d", mark: str = "") -> str:
@@ -228,9 +230,7 @@ class Plan:
                 if self.df.get((name, t)):
                     self._weigh(name, t, 1.0)
         elif c.kind == "phrase" and len(c.tokens) > 1:
-            idf = sum(self._idf(name, t) for t in c.tokens)
-            tf = f"ts_rank_cd('{{1,1,1,1}}', c.{name}, {lit(self.tsqueries(c)[0])}::tsquery, 0)"
-            self.phrases.append(f"{idf!r} * {self._bm25(tf, name)}")
+            self.phrases.append((name, self.tsqueries(c)[0], sum(self._idf(name, t) for t in c.tokens)))
         elif c.kind == "near":  # unranked, as in the embedded store: the words' own clauses rank
             self.consts.append("1.0" if always else f"({self._condition(c, row='c')})::int")
         elif c.kind in ("prefix", "suffix", "infix"):  # 1 for each of its parts that matches
@@ -269,6 +269,10 @@ class Plan:
             return f"({self.first})" + (f" AND ({tops})" if mark is not None and tops else "")
         return " OR ".join([tops, *([f"({self.first})"] if self.q.rank_first else [])])
 
+    def candidates(self, tier: str, *, first_only: bool) -> str:
+        """The number of candidates a page ranks from in ``tier`` (see :meth:`page`)."""
+        return f"SELECT count(*) FROM docs d WHERE {self.match} AND ({self._tier(tier, first_only)})"
+
     def first_count(self) -> str:
         """The number of matches ranked first."""
         return f"SELECT count(*) FROM docs d WHERE {self.match} AND ({self.first})"
@@ -298,7 +302,7 @@ class Plan:
         twice the page's end) then by BM25 over their whole vectors. ``candidates`` counts them (else every
         match)."""
         q = self.q
-        needed = {name for name in self.weights} | _columns_in(self.phrases + self.consts)
+        needed = {*self.weights, *(name for name, _, _ in self.phrases)} | _columns_in(self.consts)
         vectors = "".join(f"d.{name}, d.{name}_len, " for name in sorted(needed))
         if tier is not None or first_only:
             tops = {name: words for name, words in self.weights.items() if BY_NAME[name].tiered and words}
@@ -326,13 +330,21 @@ class Plan:
             )
             count = "count(*) OVER ()"
         terms = " UNION ALL ".join(
-            f"SELECT c.id, w.w * {self._bm25('cardinality(x.positions)', name)} AS s FROM cand c "
-            f"CROSS JOIN LATERAL unnest(ts_filter(setweight(c.{name}, 'A', {lits(list(words))}), '{{a}}')) x "
-            f"JOIN {self._values(words)} ON w.t = x.lexeme"
-            for name, words in self.weights.items()
-            if words
+            [
+                f"SELECT c.id, w.w * {self._bm25('cardinality(x.positions)', name)} AS s FROM cand c "
+                f"CROSS JOIN LATERAL unnest(ts_filter(setweight(c.{name}, 'A', {lits(list(words))}), '{{a}}')) x "
+                f"JOIN {self._values(words)} ON w.t = x.lexeme"
+                for name, words in self.weights.items()
+                if words
+            ]
+            + [  # a phrase's frequency (its cover density) computed once, for the passages holding it
+                f"SELECT c.id, {idf!r} * {self._bm25('x.tf', name)} AS s FROM cand c CROSS JOIN LATERAL "
+                f"(SELECT ts_rank_cd('{{1,1,1,1}}', c.{name}, {lit(tsquery)}::tsquery, 0) AS tf) x "
+                f"WHERE c.{name} @@ {lit(tsquery)}::tsquery"
+                for name, tsquery, idf in self.phrases
+            ]
         )
-        fixed = " + ".join([self._base(), *self.consts, *self.phrases])
+        fixed = " + ".join([self._base(), *self.consts])
         order = "first DESC, score DESC, id"
         with_terms = f", terms AS (SELECT id, sum(s) AS s FROM ({terms}) u GROUP BY id)" if terms else ""
         join_terms = " LEFT JOIN terms t ON t.id = c.id" if terms else ""

@@ -219,6 +219,9 @@ class PostgresStore(TableStore):
                     first = prepared.get(_key(plan.first_count()))
                     first_only = (first if first is not None else self.db.fetch(plan.first_count())[0][0]) >= need
                 for tier in [*tiers, None]:
+                    known = None if tier is None else prepared.get(_key(plan.candidates(tier, first_only=first_only)))
+                    if known is not None and known < need:  # too few candidates to fill the page: the next tier
+                        continue
                     rows = self.db.fetch(plan.page(tier, first_only=first_only))
                     if tier is None or (rows and rows[0][3] >= need):
                         break
@@ -255,33 +258,43 @@ class PostgresStore(TableStore):
         looked for: a light one is counted as fast as it is looked up)."""
         if plan.held() <= PREPARED_ABOVE:
             return {}
-        keys = [_key(plan.count()), _key(plan.first_count())]
+        tiers = [plan.candidates(t, first_only=f) for t in plan.tiers() for f in (False, True)]
+        keys = [_key(s) for s in (plan.count(), plan.first_count(), *tiers)]
         rows = self.db.fetch(
             f"SELECT key, value FROM prepared_counts WHERE key = ANY(%s) AND generation = {GENERATION}", (keys,)
         )
         return {key: orjson.loads(value) for key, value in rows}
 
     def prepare(self, q: StoreQuery) -> bool:
-        """Count a heavy query's matches (its total and aggregations, and its matches ranked first) and keep
-        the counts for this generation, so that the same search reads them instead of visiting each match
-        again (the counting is most of a frequent word's search here). Returns whether it was counted; one
-        already kept for this generation is not counted again."""
+        """Count a heavy query's matches (its total and aggregations, its matches ranked first, and the
+        candidates of its page's tiers up to one that fills its page) and keep the counts for this generation,
+        so that the same search reads them instead of visiting each match again (the counting is most of a
+        frequent word's search here) and goes straight to the tier it ranks from. Returns whether it was
+        counted; one already kept for this generation is not counted again."""
         plan = Plan(q, self._collection(), self._df(scored_words(q)), self._expand)
-        if plan.held() <= PREPARED_ABOVE or len(self._prepared(plan)) == (1 + bool(q.rank_first)):
+        if plan.held() <= PREPARED_ABOVE or _key(plan.count()) in self._prepared(plan):
             return False
-        statements = [plan.count(), *([plan.first_count()] if q.rank_first else [])]
-        for i, statement in enumerate(statements):
-            # the generation read in the counting statement: both from one snapshot
-            rows = self.db.fetch(f"SELECT {GENERATION}, c.* FROM ({statement}) c")
-            if not rows:
-                continue
-            value = [list(r[1:]) for r in rows] if i == 0 else rows[0][1]
-            self.db.execute(
-                "INSERT INTO prepared_counts VALUES (?, ?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET generation = excluded.generation, value = excluded.value",
-                (_key(statement), rows[0][0], orjson.dumps(value).decode()),
-            )
+        need = q.offset + q.limit
+        first = self._keep(plan.first_count()) if q.rank_first else 0
+        for tier in plan.tiers() if q.order != "reading" else []:
+            if self._keep(plan.candidates(tier, first_only=bool(q.rank_first) and first >= need)) >= need:
+                break
+        self._keep(plan.count(), rows=True)
         return True
+
+    def _keep(self, statement: str, *, rows: bool = False) -> int:
+        """Run a counting statement and keep what it counts (``rows``: every row, else its one number) with
+        the generation read in the same statement (both from one snapshot); returns the number."""
+        found = self.db.fetch(f"SELECT {GENERATION}, c.* FROM ({statement}) c")
+        if not found:
+            return 0
+        value = [list(r[1:]) for r in found] if rows else found[0][1]
+        self.db.execute(
+            "INSERT INTO prepared_counts VALUES (?, ?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET generation = excluded.generation, value = excluded.value",
+            (_key(statement), found[0][0], orjson.dumps(value).decode()),
+        )
+        return value if not rows else sum(n for _, n in value)
 
     def prepared(self) -> int:
         return int(self.db.fetch(f"SELECT count(*) FROM prepared_counts WHERE generation = {GENERATION}")[0][0])
