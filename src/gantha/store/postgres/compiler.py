@@ -99,6 +99,7 @@ class Plan:
         self.weights: dict[str, dict[str, float]] = {}  # column → word → BM25 weight (idf, or 1 for forms)
         self.phrases: list[tuple[str, str, float]] = []  # phrases: (column, tsquery, summed idf)
         self.consts: list[str] = []  # score expressions of unranked clauses
+        self._heaviest: dict[str, str] = {}  # mark → the condition of _tops
         self.match = self._match()
         for c in q.must:
             self._score(c, always=True)
@@ -257,14 +258,21 @@ class Plan:
         """The documents holding the ranked words, counted once for each word (a bound of the matches)."""
         return sum(self.df.get((name, t), 0) for name, words in self.weights.items() for t in words)
 
+    def _tops(self, mark: str) -> str:
+        """The condition that a ranked word is among the passage's heaviest (so marked); written once a plan (a
+        frequent family's is long, and a search asks for it for the prepared counts and for its page)."""
+        if mark not in self._heaviest:
+            self._heaviest[mark] = " OR ".join(
+                self._condition(Clause(f"{name}_top", list(words)), mark=mark)
+                for name, words in self.weights.items()
+                if BY_NAME[name].tiered and words
+            )
+        return self._heaviest[mark]
+
     def _tier(self, mark: str | None, first_only: bool) -> str:
         """The candidates' condition: a ranked word among the passage's heaviest (so marked), or ranked first;
         ``first_only``: ranked first (they fill the page), and if ``mark`` is not None among the heaviest."""
-        tops = " OR ".join(
-            self._condition(Clause(f"{name}_top", list(words)), mark=mark or "")
-            for name, words in self.weights.items()
-            if BY_NAME[name].tiered and words
-        )
+        tops = self._tops(mark or "")
         if first_only:
             return f"({self.first})" + (f" AND ({tops})" if mark is not None and tops else "")
         return " OR ".join([tops, *([f"({self.first})"] if self.q.rank_first else [])])
