@@ -106,6 +106,7 @@ class Plan:
         for c in (*q.should, *(c for g in q.alternatives for c in g), *q.scoring):
             self._score(c, always=False)
         self.first = " OR ".join(f"({self._condition(c)})" for c in q.rank_first) or "FALSE"
+        self.first_row = self._row_condition(q.rank_first)
 
     # --- matching -------------------------------------------------------------------------------------
 
@@ -166,6 +167,14 @@ class Plan:
             out += [self._condition(c) for c in rest]
         out += [f"NOT (d.{col} @@ {lit(' | '.join(ns))}::tsquery)" for col, ns in nots.items()]
         return out
+
+    def _row_condition(self, clauses: list[Clause]) -> str:
+        """A condition any of ``clauses`` matches, as a row's value (not an index's): one tsquery a column, so
+        each vector is read (detoasted) once, not once for each :data:`CHUNK` of a long list of words."""
+        parts: dict[str, list[str]] = {}
+        for c in clauses:
+            parts.setdefault(column(c.field), []).extend(f"({p})" for p in self.tsqueries(c))
+        return " OR ".join(f"d.{col} @@ {lit(' | '.join(ps))}::tsquery" for col, ps in parts.items() if ps) or "FALSE"
 
     def _any(self, clauses: list[Clause]) -> str:
         """A condition any of ``clauses`` matches."""
@@ -322,7 +331,7 @@ class Plan:
             top_columns = "".join(f"d.{name}_top, d.{name}_len, " for name in tops)
             pool = max(POOL, 2 * (q.offset + q.limit))
             source = (
-                f"top AS MATERIALIZED (SELECT d.id, ({self.first}) AS first, {top_columns}d.id AS _ FROM docs d "
+                f"top AS MATERIALIZED (SELECT d.id, ({self.first_row}) AS first, {top_columns}d.id AS _ FROM docs d "
                 f"WHERE {self.match} AND ({self._tier(tier, first_only)})), "
                 f"pre AS (SELECT id, sum(s) AS s FROM ({pre}) u GROUP BY id), "
                 "pool AS MATERIALIZED (SELECT t.id, t.first, count(*) OVER () AS n FROM top t "
@@ -333,7 +342,7 @@ class Plan:
             count = "c.n"
         else:
             source = (
-                f"cand AS MATERIALIZED (SELECT d.id, ({self.first}) AS first, {vectors}d.id AS _ "
+                f"cand AS MATERIALIZED (SELECT d.id, ({self.first_row}) AS first, {vectors}d.id AS _ "
                 f"FROM docs d WHERE {self.match})"
             )
             count = "count(*) OVER ()"
@@ -368,8 +377,9 @@ class Plan:
         """Rows (id, score, first, total, passage) of the page in reading order, rank-first matches first."""
         q = self.q
         return (
-            f"SELECT d.id, 1.0, ({self.first}) AS first, count(*) OVER (), d.passage FROM docs d WHERE {self.match} "
-            f"ORDER BY first DESC, d.corpus, d.book, d.seq LIMIT {int(q.limit)} OFFSET {int(q.offset)}"
+            f"SELECT d.id, 1.0, ({self.first_row}) AS first, count(*) OVER (), d.passage FROM docs d "
+            f"WHERE {self.match} ORDER BY first DESC, d.corpus, d.book, d.seq "
+            f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}"
         )
 
 
