@@ -404,6 +404,12 @@ def test_task_queue_and_writer_lock(request, tmp_path, kind):
     assert peer.tasks().get(task.id).result == {"passages": 3}
     with store.writer_lock() as first, peer.writer_lock() as second:
         assert first and not second
+        opened: list = []  # a server starting (or the task itself opening the index) while a task runs
+        starting = threading.Thread(target=lambda: opened.append(open_store(location)), daemon=True)
+        starting.start()
+        starting.join(30)
+        assert opened, "opening the index waited for the running task"
+        opened[0].close()
     store.close()
     peer.close()
 

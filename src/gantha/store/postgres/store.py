@@ -39,7 +39,7 @@ from gantha.store.lexicon import Lexicon
 from gantha.store.postgres.compiler import Plan, Stats, lit, scored_words
 from gantha.store.postgres.schema import FIELD_IDS, FIELDS, SCHEMA
 from gantha.store.postgres.vectors import PgVectors
-from gantha.store.postgres.writer import STATS, TASK_LOCK, WRITER_LOCK, Writer
+from gantha.store.postgres.writer import SCHEMA_LOCK, STATS, TASK_LOCK, Writer
 from gantha.store.queue import TaskQueue
 from gantha.store.sql import PostgresDatabase, redacted
 from gantha.store.tables import TableStore
@@ -70,7 +70,7 @@ class PostgresStore(TableStore):
                     "new database"
                 )
             with self.db.transaction():
-                self.db.execute("SELECT pg_advisory_xact_lock(?)", (WRITER_LOCK + 1,))  # one schema creator
+                self.db.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))  # one schema creator
                 self.db.script(SCHEMA)
             self._init_tables(self.location)
             self.lexicon()  # their tables too, made on the primary before a replica copies them

@@ -28,7 +28,8 @@ from gantha.store.postgres.rows import doc_row
 from gantha.store.postgres.schema import DOC_COLUMNS, FIELD_IDS, FIELDS, LEXEME_INDEX, SEARCH_INDEXES
 from gantha.text import chinese
 
-WRITER_LOCK, TASK_LOCK = 0x67616E7401, 0x67616E7402  # advisory lock keys: the document writer, the task runner
+# advisory lock keys: the document writer, the task runner, whoever creates the schema
+WRITER_LOCK, TASK_LOCK, SCHEMA_LOCK = 0x67616E7401, 0x67616E7402, 0x67616E7403
 STATS = "doc_stats"  # meta key: {"docs": N, "lengths": {field: sum of its lengths}}
 COUNTED = "counted_to"  # meta key: the highest document number counted into ``lexemes`` and ``doc_stats``
 BLOCK = 100_000  # document numbers taken from the sequence at once
