@@ -8,11 +8,10 @@ to the distance plus one, both ways. The short clauses on one column and its exc
 ``tsquery`` (``&``, ``& !``), so one GIN scan answers them; a long list of words (a lemma's forms) is cut into
 several ``tsquery`` of :data:`CHUNK` words, ORed (a bitmap OR of cheap scans).
 
-Ranking (what the page is ordered by): rank-first matches first (a candidate's id looked up among theirs,
-found once a statement), then BM25 as tantivy computes it (k1 1.2, b 0.75, idf ``ln(1 + (N − df + 0.5)/(df
-+ 0.5))`` from the document frequencies of ``lexemes``, the field length as tantivy's field norm, the average
-over the index), with term frequencies read from the tsvector's positions (up to 256 a word). Clauses score
-as in the embedded store: a word by its BM25, the forms of one
+Ranking (what the page is ordered by): rank-first matches first, then BM25 as tantivy computes it (k1 1.2,
+b 0.75, idf ``ln(1 + (N − df + 0.5)/(df + 0.5))`` from the document frequencies of ``lexemes``, the field
+length as tantivy's field norm, the average over the index), with term frequencies read from the tsvector's
+positions (up to 256 a word). Clauses score as in the embedded store: a word by its BM25, the forms of one
 word without their rarity, a phrase by the BM25 of its occurrences with the sum of its words' idfs, near
 (whose words rank by their own clauses), a prefix, wildcard or unranked set 1. For words in more than 2,000
 documents the page is ranked among the matches where such a word is among the passage's heaviest (``_top``;
@@ -107,7 +106,7 @@ class Plan:
         for c in (*q.should, *(c for g in q.alternatives for c in g), *q.scoring):
             self._score(c, always=False)
         self.first = " OR ".join(f"({self._condition(c)})" for c in q.rank_first) or "FALSE"
-        self.first_row = self._ranked_first()
+        self.first_row = self._row_condition(q.rank_first)
 
     # --- matching -------------------------------------------------------------------------------------
 
@@ -169,16 +168,13 @@ class Plan:
         out += [f"NOT (d.{col} @@ {lit(' | '.join(ns))}::tsquery)" for col, ns in nots.items()]
         return out
 
-    def _ranked_first(self) -> str:
-        """Whether row ``d`` ranks first, as a row's value (not an index's condition): its id among those of the
-        rank-first matches, which the bold fields' small GIN indexes find once a statement (a hashed set), so a
-        candidate is not checked against every form of a family (292 for karoti) in its bold vector."""
-        if not self.q.rank_first:
-            return "FALSE"
-        if any(c.kind in ("prefix", "suffix", "infix") for c in self.q.rank_first):  # their matches may be more
-            return self.first  # than a hashed set holds (a lookup each row would run the set's statement again)
-        where = " OR ".join(f"({self._condition(c, row='b')})" for c in self.q.rank_first)
-        return f"d.id IN (SELECT b.id FROM docs b WHERE {where})"
+    def _row_condition(self, clauses: list[Clause]) -> str:
+        """A condition any of ``clauses`` matches, as a row's value (not an index's): one tsquery a column, so
+        each vector is read (detoasted) once, not once for each :data:`CHUNK` of a long list of words."""
+        parts: dict[str, list[str]] = {}
+        for c in clauses:
+            parts.setdefault(column(c.field), []).extend(f"({p})" for p in self.tsqueries(c))
+        return " OR ".join(f"d.{col} @@ {lit(' | '.join(ps))}::tsquery" for col, ps in parts.items() if ps) or "FALSE"
 
     def _any(self, clauses: list[Clause]) -> str:
         """A condition any of ``clauses`` matches."""
