@@ -131,14 +131,14 @@ class Plan:
             words = [lexeme(t + mark) for t in sorted(c.tokens)]
         return [" | ".join(words[i : i + CHUNK]) for i in range(0, len(words), CHUNK)]
 
-    def _condition(self, c: Clause, also: str = "", row: str = "d", mark: str = "") -> str:
-        """SQL that row ``row`` matches the clause (``also``: and this tsquery on the same column; ``mark``:
-        its words marked so, ``word!1``)."""
+    def _condition(self, c: Clause, also: str = "", mark: str = "") -> str:
+        """SQL that row ``d`` matches the clause, as an index condition: each :data:`CHUNK` its own GIN scan
+        (``also``: and this tsquery on the same column; ``mark``: its words marked so, ``word!1``)."""
         parts = self.tsqueries(c, mark)
         if not parts:
             return "FALSE"
         col = column(c.field)
-        return "(" + " OR ".join(f"{row}.{col} @@ {lit(f'({p}){also}')}::tsquery" for p in parts) + ")"
+        return "(" + " OR ".join(f"d.{col} @@ {lit(f'({p}){also}')}::tsquery" for p in parts) + ")"
 
     def _every(self, clauses: list[Clause], excluded: list[Clause] = ()) -> list[str]:  # type: ignore[assignment]
         """Conditions that all of ``clauses`` match and none of ``excluded``: the short clauses of a column and
@@ -168,13 +168,14 @@ class Plan:
         out += [f"NOT (d.{col} @@ {lit(' | '.join(ns))}::tsquery)" for col, ns in nots.items()]
         return out
 
-    def _row_condition(self, clauses: list[Clause]) -> str:
-        """A condition any of ``clauses`` matches, as a row's value (not an index's): one tsquery a column, so
-        each vector is read (detoasted) once, not once for each :data:`CHUNK` of a long list of words."""
+    def _row_condition(self, clauses: list[Clause], row: str = "d") -> str:
+        """A condition any of ``clauses`` matches, as row ``row``'s value (not an index's): one tsquery a column,
+        so each vector is read (detoasted) once, not once for each :data:`CHUNK` of a long list of words."""
         parts: dict[str, list[str]] = {}
         for c in clauses:
             parts.setdefault(column(c.field), []).extend(f"({p})" for p in self.tsqueries(c))
-        return " OR ".join(f"d.{col} @@ {lit(' | '.join(ps))}::tsquery" for col, ps in parts.items() if ps) or "FALSE"
+        conditions = [f"{row}.{col} @@ {lit(' | '.join(ps))}::tsquery" for col, ps in parts.items() if ps]
+        return " OR ".join(conditions) or "FALSE"
 
     def _any(self, clauses: list[Clause]) -> str:
         """A condition any of ``clauses`` matches."""
@@ -242,18 +243,18 @@ class Plan:
         elif c.kind == "phrase" and len(c.tokens) > 1:
             self.phrases.append((name, self.tsqueries(c)[0], sum(self._idf(name, t) for t in c.tokens)))
         elif c.kind == "near":  # unranked, as in the embedded store: the words' own clauses rank
-            self.consts.append("1.0" if always else f"({self._condition(c, row='c')})::int")
+            self.consts.append("1.0" if always else f"({self._row_condition([c], row='c')})::int")
         elif c.kind in ("prefix", "suffix", "infix"):  # 1 for each of its parts that matches
             if always and len(c.tokens) == 1:
                 self.consts.append("1.0")
             else:
                 parts = [Clause(name, [t], c.kind) for t in c.tokens]
-                self.consts += [f"({self._condition(p, row='c')})::int" for p in parts]
+                self.consts += [f"({self._row_condition([p], row='c')})::int" for p in parts]
         elif len(c.tokens) == 1 or (c.kind == "term" and BY_NAME[name].text):  # ranked by BM25
             for t in c.tokens:
                 self._weigh(name, t, self._idf(name, t))
         elif c.tokens:  # an unranked set
-            self.consts.append("1.0" if always else f"({self._condition(c, row='c')})::int")
+            self.consts.append("1.0" if always else f"({self._row_condition([c], row='c')})::int")
 
     def tiers(self) -> list[str]:
         """The marks of the ``_top`` words to rank from, narrowest first (none: rank every match): the more
