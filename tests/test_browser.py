@@ -138,7 +138,13 @@ def test_reader_opens_each_kind_of_link_beside_the_text(page, base, small_store)
     shows(page.locator("#link-items"), "cst/vin02m3.mul/75")
     noted = next(p for p in small_store.book_passages("cst", "vin02m3.mul") if p.notes)
     page.goto(base + "/read/" + noted.coordinate)
-    page.locator(f"button.linksbtn[data-coordinate='{noted.coordinate}']").click()  # any row's links, on demand
+    shows(page.locator("#links-title"), re.compile(re.escape(noted.coordinate) + "$"))
+    other = page.locator(f"button.linksbtn:not([data-coordinate='{noted.coordinate}'])").first
+    other_coordinate = other.get_attribute("data-coordinate")
+    other.click()  # any row's links, on demand
+    shows(page.locator("#links-title"), re.compile(re.escape(other_coordinate) + "$"))
+    page.locator(f"button.linksbtn[data-coordinate='{noted.coordinate}']").click()
+    shows(page.locator("#links-title"), re.compile(re.escape(noted.coordinate) + "$"))
     page.locator("#link-counts button[data-kind=variants]").click()
     shows(page.locator("#link-items"), "edition")
 

@@ -74,17 +74,24 @@ async function load() {
 const KINDS = ["root", "commentary", "subcommentary", "cites", "cited_by", "parallels", "variants"];
 const PAGE = 20;
 
+let linksAsked = "";  // the paragraph whose links were asked for last: an earlier answer arriving late is dropped
+
 /** The links panel: how many links of each kind a paragraph has; a kind's list opens beside the text. */
 async function showLinks(coord) {
   const panel = $("links");
+  if (coord === linksAsked) return;  // already shown or on its way: a list the reader opened stays open
+  linksAsked = coord;
   let res;
   try {
     res = await api(`/api/v3/links?coordinate=${encodeURIComponent(coord)}&limit=0`);
   } catch (err) {
+    if (coord !== linksAsked) return;
+    linksAsked = "";  // asking again may succeed
     panel.hidden = false;
     $("link-counts").innerHTML = `<div class="banner error" role="alert">${esc(err.message)}</div>`;
     return;
   }
+  if (coord !== linksAsked) return;
   panel.hidden = false;
   panel.dataset.coordinate = coord;
   $("links-title").textContent = t("links.of", { coordinate: coord });
@@ -109,6 +116,8 @@ function linkItem(item) {
 async function showKind(kind, offset) {
   const coord = $("links").dataset.coordinate;
   const res = await api(`/api/v3/links?coordinate=${encodeURIComponent(coord)}&kind=${kind}&limit=${PAGE}&offset=${offset}`);
+  const pressed = $("link-counts").querySelector("button[aria-pressed=true]")?.dataset.kind;
+  if ($("links").dataset.coordinate !== coord || pressed !== kind) return;  // another list was opened meanwhile
   const list = res[kind];
   const items = list.items.map(linkItem).join("");
   const more = list.offset + list.items.length < list.total
