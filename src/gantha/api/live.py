@@ -132,8 +132,9 @@ class LiveIndex:
                     del self._readers[key]
                     if key in self._replaced and key not in self._unleased:
                         done.append(self._replaced.pop(key))
-        for research in done:  # not on the server's event loop: a full collection takes a moment
-            threading.Thread(target=_retire, args=(research,), name="gantha-retire", daemon=True).start()
+            lease.clear()
+        if done:  # not on the server's event loop: a full collection takes a moment
+            threading.Thread(target=_retire, args=(done,), name="gantha-retire", daemon=True).start()
 
     def _start_reopen(self) -> None:
         with self._lock:
@@ -153,10 +154,11 @@ class LiveIndex:
                 idle = old is not None and not self._readers.get(id(old)) and id(old) not in self._unleased
                 if old is not None and not idle:
                     self._replaced[id(old)] = old
-            if idle:
-                _retire(old)
-            elif old is not None:
+            if old is not None and not idle:
                 self._retire_later(old)
+            if idle:
+                retiring, old = [old], None  # nothing here holds it while it is collected
+                _retire(retiring)
         except Exception as exc:  # mid-write or unreadable now: the open index answers, the next request retries
             log.warning("reopening the index at %s failed: %s", self.location, exc)
         finally:
@@ -179,21 +181,25 @@ class LiveIndex:
         """Close an index replaced while requests read it ``RETIRE_AFTER`` seconds later, unless the last of
         them (or the last request of a reader outside any lease) has closed it before."""
 
+        key = id(old)  # not the index itself: requests that end sooner let it be freed sooner
+
         def retire() -> None:
             with self._lock:
-                late = self._replaced.pop(id(old), None)
-                self._unleased.discard(id(old))
+                late = self._replaced.pop(key, None)
+                self._unleased.discard(key)
             if late is not None:
-                _retire(late)
+                _retire([late])
 
         timer = threading.Timer(RETIRE_AFTER, retire)
         timer.daemon = True
         timer.start()
 
 
-def _retire(old: Research) -> None:
-    """Close an index replaced and collect what it held (frozen with it), freezing the rest again."""
-    old.store.close()
+def _retire(old: list[Research]) -> None:
+    """Close the indexes replaced and collect what they held (frozen with them), freezing the rest again; the
+    list is emptied first, so that nothing here keeps them from being freed."""
+    while old:
+        old.pop().store.close()
     gc.unfreeze()
     gc.collect()
     gc.freeze()
