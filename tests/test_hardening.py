@@ -483,7 +483,7 @@ def test_each_damaged_side_file_leaves_the_rest_answering(small_index, tmp_path,
                 if said is None:
                     assert health["status"] == "ok", (side, health)
                 else:
-                    assert health["status"] == "degraded" and any(said in p for p in health["problems"]), (side, health)
+                    assert health["status"] == "degraded" and any(said in p for p in health["problems"]), (side, health["problems"])
                 assert client.get("/api/v3/search", params={"q": "parivasa"}).json()["data"]["total"] > 0
                 for f in originals:  # put back: the next side file is damaged alone
                     shutil.copy2(kept / f.relative_to(index), f)
