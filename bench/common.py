@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 CST = Path(os.environ.get("GANTHA_CST_PATH", ROOT.parent / "shared" / "data" / "cst"))
@@ -51,3 +52,18 @@ def serve(location: str, workers: int, warm: list[str]) -> tuple[subprocess.Pope
         for _ in range(workers * 2):
             httpx.get(base + p, timeout=60)
     return proc, base
+
+
+def memory(pid: int) -> list[dict]:
+    """Resident memory of a server and its child processes, MiB: rss (shared pages counted) and uss (its own), with
+    each one's role: main, worker (a server process it spawned) or other (a task process, a background job)."""
+    out = []
+    root = psutil.Process(pid)
+    for p in [root, *root.children(recursive=True)]:
+        try:
+            info, cmd = p.memory_full_info(), " ".join(p.cmdline())
+        except psutil.Error:
+            continue
+        role = "main" if p.pid == pid else "worker" if "spawn_main" in cmd and p.ppid() == pid else "other"
+        out.append({"pid": p.pid, "role": role, "rss_mib": round(info.rss / 2**20), "uss_mib": round(info.uss / 2**20)})
+    return out

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -28,25 +27,11 @@ from pathlib import Path
 import httpx
 import psutil
 
-from common import CST, INDEX, free_port, percentile
+from common import CST, INDEX, free_port, memory, percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 WORDS = [line for line in (ROOT / "bench" / "queries.txt").read_text().splitlines() if line and line[0] != "#"]
 QUESTIONS = [json.loads(line)["query"] for line in (ROOT / "eval" / "meaning.jsonl").read_text().splitlines()]
-
-
-def processes(pid: int) -> list[dict]:
-    """Each process of the job: its role (main, worker, other), RSS and USS in MiB."""
-    out = []
-    root = psutil.Process(pid)
-    for p in [root, *root.children(recursive=True)]:
-        try:
-            info, cmd = p.memory_full_info(), " ".join(p.cmdline())
-        except psutil.Error:
-            continue
-        role = "main" if p.pid == pid else "worker" if "spawn_main" in cmd and p.ppid() == pid else "other"
-        out.append({"pid": p.pid, "role": role, "rss_mib": round(info.rss / 2**20), "uss_mib": round(info.uss / 2**20)})
-    return out
 
 
 def load(base: str, paths: list[str]) -> dict:
@@ -96,26 +81,27 @@ def main() -> None:
     cmd += ["--index", str(index), "--port", str(port), "--workers", str(args.workers)]
     log_path = index.parent / "bench-up.log"
     log = open(log_path, "w")  # noqa: SIM115 (the job's own output, kept for reading)
-    job = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
+    job = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     words = [f"/api/v3/search?q={w}&page_size=10" for w in WORDS]
     meaning = [f"/api/v3/search?q={q}&mode=hybrid&page_size=10" for q in QUESTIONS]
     report: dict = {}
     try:
         report["lexical_up_s"] = wait_for(lambda: httpx.get(base + "/api/v3/health", timeout=10).is_success, 3600)
-        report["lexical"] = load(base, words) | {"processes": processes(job.pid)}
+        report["lexical"] = load(base, words) | {"processes": memory(job.pid)}
         print(json.dumps({"lexical": report["lexical"]}), file=sys.stderr)
         meaning_on = "semantic and hybrid search are on"  # the job's line once the first run's vectors are saved
         report["meaning_up_s"] = report["lexical_up_s"] + wait_for(lambda: meaning_on in log_path.read_text(), 3600)
         time.sleep(5)  # the workers reopen the index with its vectors
-        report["meaning"] = load(base, meaning) | {"processes": processes(job.pid)}
+        report["meaning"] = load(base, meaning) | {"processes": memory(job.pid)}
         print(json.dumps({"meaning": report["meaning"]}), file=sys.stderr)
         words = [f"{w}&page=2" for w in words]
-        report["lexical_after"] = load(base, words) | {"processes": processes(job.pid)}
+        report["lexical_after"] = load(base, words) | {"processes": memory(job.pid)}
     finally:
         for p in [*psutil.Process(job.pid).children(recursive=True), psutil.Process(job.pid)]:
             p.terminate()
         job.wait(60)
+        log.close()
     workers = [p for stage in ("lexical", "meaning", "lexical_after") for p in report[stage]["processes"]]
     report["largest_worker_rss_mib"] = max(p["rss_mib"] for p in workers if p["role"] == "worker")
     print(json.dumps(report, indent=1))

@@ -42,7 +42,7 @@ from gantha.search.expansions import FILE
 from gantha.search.words import Words
 from gantha.store.factory import open_store
 
-from common import INDEX, percentile, serve
+from common import INDEX, memory, percentile, serve
 
 QUERIES = Path(__file__).with_name("queries.txt")
 
@@ -129,19 +129,6 @@ def cpu_seconds(pid: int) -> float:
             continue
         total += times.user + times.system
     return total
-
-
-def memory(pid: int) -> list[dict]:
-    """Resident memory of the server and its worker processes, MiB: rss (shared pages counted) and uss (its own)."""
-    out = []
-    root = psutil.Process(pid)
-    for p in [root, *root.children(recursive=True)]:
-        try:
-            info = p.memory_full_info()
-        except psutil.Error:
-            continue
-        out.append({"pid": p.pid, "rss_mib": round(info.rss / 2**20), "uss_mib": round(info.uss / 2**20)})
-    return out
 
 
 def _prepare(warm: bool) -> float | None:
