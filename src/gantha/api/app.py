@@ -23,7 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gantha import __version__
 from gantha.api import pages, v1
 from gantha.api.bounded import BodyLimitMiddleware, DeadlineMiddleware, OneHeavy
-from gantha.api.live import LiveIndex
+from gantha.api.live import Leases, LiveIndex
 from gantha.api.routes import chat, search, status, verbs
 from gantha.api.v1.documents import MAX_UPLOAD
 from gantha.api.v1.envelope import ApiError, error_response, table
@@ -110,6 +110,7 @@ def create_app(location: str | Path) -> FastAPI:
     )
 
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(Leases, index=index)  # a request holds the index it reads until its response is sent
     app.add_middleware(  # sees disconnects; one heavy request at a time per index
         DeadlineMiddleware, seconds=settings().request_timeout, heavy=OneHeavy(index.location)
     )
