@@ -152,12 +152,17 @@ def _request(live: LiveIndex) -> tuple[Research, list[Research]]:
         live_module._lease.reset(token)
 
 
-def _closed(research: Research) -> bool:
-    try:
-        research.store.db.query("SELECT 1")
-    except sqlite3.ProgrammingError:  # "Cannot operate on a closed database."
-        return True
-    return False
+def _closed(research: Research, within: float = 0.0) -> bool:
+    """Whether the index is closed (``within``: by then at the latest; it is closed on a thread of its own)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            research.store.db.query("SELECT 1")
+        except sqlite3.ProgrammingError:  # "Cannot operate on a closed database."
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 def test_a_replaced_index_is_closed_when_its_last_request_ends(small_index, tmp_path):
@@ -183,11 +188,8 @@ def test_a_replaced_index_is_closed_when_its_last_request_ends(small_index, tmp_
             assert not _closed(before)  # still read by the first request
             assert before.search(SearchRequest(q="parivasa")).total > 0
             live.release(lease)
-            deadline = time.monotonic() + 10
-            while not _closed(before) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert _closed(before)  # closed once its last request ended
+            assert _closed(before, within=10)  # closed once its last request ended
             first_after = after
         live.release(later)
-    assert _closed(first_after)  # no request held it when it was replaced: closed at once
+    assert _closed(first_after, within=10)  # no request held it when it was replaced: closed at once
     assert after.search(SearchRequest(q="probation", corpora=["md"])).total == 2

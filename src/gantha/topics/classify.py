@@ -47,6 +47,7 @@ SKIPPED_CORPORA = frozenset({"dict"})  # dictionary entries are not documents wi
 SAMPLE = 240  # paragraphs a node's summary and vector are drawn from (an even sample of a long node)
 TAG_MIN = 0.10  # confidence from which another category is a soft tag
 MAX_TAGS = 3
+WRITE_EVERY = 15.0  # seconds of classification written at once: each write makes every server reopen the index
 _ROOT = re.compile(r"^(?P<stem>[a-z]+\d+)[at]\d*\.(att|tik)$")  # vin01t1.tik → vin01
 
 
@@ -279,6 +280,8 @@ def classify_index(
             by_book[(r.info.corpus, r.info.book)].append(r)
     originals = [rs[0] for rs in by_book.values()]
     stored = {(t.corpus, t.book): t.signature for t in store.topics() if t.chapter == 0}
+    pending: list[tuple[str, str, list[TopicRecord]]] = []  # books classified, not written yet
+    written = time.monotonic()
     for (corpus, book), records in by_book.items():
         if books is not None and f"{corpus}/{book}" not in books:
             continue
@@ -289,9 +292,13 @@ def classify_index(
             summary.unchanged += 1
             continue
         rows = keep_fixes(worker.classify_book(records, context, signature), store.topic_fixes(), taxonomy)
-        store.set_topics(corpus, book, rows)
+        pending.append((corpus, book, rows))
         summary.books += 1
         summary.nodes += len(rows)
+        if time.monotonic() - written > WRITE_EVERY:
+            _write_topics(store, pending)
+            written = time.monotonic()
+    _write_topics(store, pending)
     for corpus, book in stored.keys() - by_book.keys():
         store.set_topics(corpus, book, [])
         summary.removed += 1
@@ -309,6 +316,14 @@ def classify_index(
     summary.uncategorized = counts.get(UNCATEGORIZED, 0)
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
+
+
+def _write_topics(store: Store, pending: list[tuple[str, str, list[TopicRecord]]]) -> None:
+    """Write the topics of the books classified since the last write, one after another (servers reading the
+    index reopen it once for them, not once a book), and empty the list."""
+    for corpus, book, rows in pending:
+        store.set_topics(corpus, book, rows)
+    pending.clear()
 
 
 def keep_fixes(rows: list[TopicRecord], fixes: dict[str, str], taxonomy: Taxonomy) -> list[TopicRecord]:
