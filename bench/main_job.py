@@ -79,6 +79,7 @@ def main() -> None:
     port = free_port()
     cmd = [sys.executable, "-m", "gantha.api.cli", "up", "--corpus", str(Path(args.data) / "cst")]
     cmd += ["--index", str(index), "--port", str(port), "--workers", str(args.workers)]
+    index.parent.mkdir(parents=True, exist_ok=True)
     log_path = index.parent / "bench-up.log"
     log = open(log_path, "w")  # noqa: SIM115 (the job's own output, kept for reading)
     job = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
