@@ -11,7 +11,7 @@ The index replaced is closed as soon as the last request reading it has finished
 indexes it was given: :class:`Leases`), and at the latest ``RETIRE_AFTER`` seconds later; an index given
 outside a request (no lease) is closed only then. A server whose index changes every few seconds (the first
 run's vectors saved group by group, then classified) so holds one or two indexes, not one for each change of
-the last two minutes (4.3 GB a worker under `gantha up`, measured, against 1.1 GB).
+the last two minutes (4.3 GB a worker under `gantha up`, measured, against 1.3 GB).
 
 An open index is hundreds of thousands of Python objects (word families, outlines, lexicon caches) that
 live as long as it does: they are frozen out of the garbage collector's full passes (``gc.freeze``), which
