@@ -226,7 +226,16 @@ def test_counts_prepared_ahead_answer_as_counting_does(both, monkeypatch):
             embedded.search(q).total,
             embedded.search(q).aggregations,
         )
-    assert [h.passage.doc_id for h in postgres.search(q).hits] == [h.passage.doc_id for h in counted.hits]
+    monkeypatch.setattr("gantha.store.postgres.compiler.TIERS", ())  # every match ranked, as the embedded store
+    for page in (q, replace(q, offset=q.limit)):  # pages read from the ranking kept, as ranked on the spot
+        kept = postgres.search(page)
+        monkeypatch.setattr(pg, "RANKED_KEPT", 0)
+        ranked = postgres.search(page)
+        monkeypatch.setattr(pg, "RANKED_KEPT", 100)
+        assert [(h.passage.doc_id, h.ranked_first) for h in kept.hits] == [
+            (h.passage.doc_id, h.ranked_first) for h in ranked.hits
+        ]
+        assert [h.score for h in kept.hits] == pytest.approx([h.score for h in ranked.hits]) and kept.hits
     monkeypatch.setattr("gantha.tasks.PREPARED_WORDS", 5)
     before, words = postgres.prepared(), Words(postgres.lexicon(), postgres)
     assert _prepare_counts(postgres, words, float("inf")) and postgres.prepared() > before
@@ -245,7 +254,7 @@ def test_counts_prepared_ahead_go_with_the_next_write(pg_server, tmp_path, monke
     store.add([_passage("note", "1", "the quuxite rule"), _passage("note", "2", "another quuxite")])
     store.commit([_record("note")])
     q = _q("quuxite")
-    assert store.prepare(q) and store.prepared() == 1 and store.search(q).total == 2
+    assert store.prepare(q) and store.prepared() == 2 and store.search(q).total == 2  # its count and ranking
     store.add([_passage("note", "3", "a third quuxite")])
     store.commit([_record("note")])
     assert store.prepared() == 0 and store.search(q).total == 3  # never the counts of the generation before

@@ -35,7 +35,7 @@ from gantha.store.postgres.schema import BY_NAME, FIELDS
 RANK_FIRST_SCORE = 1000.0
 CHUNK = 8  # words of one tsquery (a longer list is several, ORed)
 # documents holding the ranked words above which the page is ranked from passages where they weigh this much
-TIERS = ((30_000, "!2"), (8_000, "!1"), (2_000, ""))
+TIERS = ((30_000, "!2"), (8_000, "!1"), (700, ""))
 POOL = 100  # the passages of those ranked by their _top vectors that are then ranked by their whole vectors
 SCORED = ("must", "should", "alternatives", "scoring")
 
@@ -310,7 +310,12 @@ class Plan:
     def _values(self, words: dict[str, float]) -> str:
         return f"(VALUES {', '.join(f'({lit(t)}, {w!r})' for t, w in words.items())}) w(t, w)"
 
-    def page(self, tier: str | None = None, *, first_only: bool = False) -> str:
+    def ranking(self, limit: int) -> str:
+        """Rows (id, score, first) of the first ``limit`` matches in score order, every match ranked (the page of
+        any offset and size within them, whatever tier it would be ranked from)."""
+        return f"SELECT r.id, r.score, r.first FROM ({self.page(None, window=(limit, 0))}) r"
+
+    def page(self, tier: str | None = None, *, first_only: bool = False, window: tuple[int, int] | None = None) -> str:
         """Rows (id, score, first, candidates, passage) of the page in score order.
 
         ``tier`` (a mark, "" for none): the candidates are the matches where a ranked word is among the heaviest
@@ -318,8 +323,9 @@ class Plan:
         as many as fill the page, and among the heaviest unless ``tier`` is None); they are scored first from
         their ``_top`` vectors alone (the frequency is the position there), the best of them (:data:`POOL`, or
         twice the page's end) then by BM25 over their whole vectors. ``candidates`` counts them (else every
-        match)."""
+        match). ``window``: (limit, offset), else the query's."""
         q = self.q
+        limit, offset = window or (q.limit, q.offset)
         needed = {*self.weights, *(name for name, _, _ in self.phrases)} | _columns_in(self.consts)
         vectors = "".join(f"d.{name}, d.{name}_len, " for name in sorted(needed))
         if tier is not None or first_only:
@@ -369,7 +375,7 @@ class Plan:
         score = f"({fixed}){' + COALESCE(t.s, 0)' if terms else ''}"
         return (
             f"WITH {source}{with_terms}, ranked AS (SELECT c.id, c.first, {score} AS score, {count} AS n "
-            f"FROM cand c{join_terms} ORDER BY {order} LIMIT {int(q.limit)} OFFSET {int(q.offset)}) "
+            f"FROM cand c{join_terms} ORDER BY {order} LIMIT {int(limit)} OFFSET {int(offset)}) "
             "SELECT r.id, r.score, r.first, r.n, d.passage FROM ranked r JOIN docs d ON d.id = r.id "
             "ORDER BY r.first DESC, r.score DESC, r.id"
         )

@@ -23,6 +23,7 @@ import hashlib
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,8 @@ from gantha.store.sql import PostgresDatabase, redacted
 from gantha.store.tables import TableStore
 from gantha.store.vocabulary import LAST
 
-PREPARED_ABOVE = 2_000  # documents holding a query's ranked words above which its counts may be kept ready
+PREPARED_ABOVE = 700  # documents holding a query's ranked words above which its counts and ranking may be kept ready
+RANKED_KEPT = 100  # a prepared search's first matches kept in score order: its pages up to there are read
 GENERATION = "COALESCE((SELECT value FROM meta WHERE key = 'generation'), '0')"
 STATS_FRESH = 1.0  # seconds BM25's collection statistics are used before the generation is looked at again
 _COUNTER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-pg-count")  # counts beside the page
@@ -210,8 +212,14 @@ class PostgresStore(TableStore):
             return StoreResult(total, [], aggregations)
         counting = _COUNTER.submit(self._counted, plan, prepared.get(_key(plan.count())))
         try:
+            ranked = prepared.get(_key(plan.ranking(RANKED_KEPT))) if q.offset + q.limit <= RANKED_KEPT else None
             if q.order == "reading":
                 rows = self.db.fetch(plan.reading())
+            elif ranked is not None:  # every match ranked ahead: the page read from them
+                window = ranked[q.offset : q.offset + q.limit]
+                ids = [r[0] for r in window]
+                found = dict(self.db.fetch("SELECT id, passage FROM docs WHERE id = ANY(%s)", (ids,)))
+                rows = [(i, score, first, None, found[i]) for i, score, first in window if i in found]
             else:  # from the heaviest passages of frequent words, if they fill the page, else from wider
                 rows, need, tiers = [], q.offset + q.limit, plan.tiers()
                 first_only = False
@@ -259,7 +267,7 @@ class PostgresStore(TableStore):
         if plan.held() <= PREPARED_ABOVE:
             return {}
         tiers = [plan.candidates(t, first_only=f) for t in plan.tiers() for f in (False, True)]
-        keys = [_key(s) for s in (plan.count(), plan.first_count(), *tiers)]
+        keys = [_key(s) for s in (plan.count(), plan.first_count(), plan.ranking(RANKED_KEPT), *tiers)]
         rows = self.db.fetch(
             f"SELECT key, value FROM prepared_counts WHERE key = ANY(%s) AND generation = {GENERATION}", (keys,)
         )
@@ -267,12 +275,18 @@ class PostgresStore(TableStore):
 
     def prepare(self, q: StoreQuery) -> bool:
         """Count a heavy query's matches (its total and aggregations, its matches ranked first, and the
-        candidates of its page's tiers up to one that fills its page) and keep the counts for this generation,
-        so that the same search reads them instead of visiting each match again (the counting is most of a
-        frequent word's search here) and goes straight to the tier it ranks from. Returns whether it was
+        candidates of its page's tiers up to one that fills its page) and rank its first :data:`RANKED_KEPT`
+        over every match, and keep them for this generation, so that the same search reads them instead of
+        visiting each match again (the counting and ranking are most of a frequent word's search here), and its
+        pages are those of the whole ranking, not of the heaviest passages' tiers. Returns whether it was
         counted; one already kept for this generation is not counted again."""
         plan = Plan(q, self._collection(), self._df(scored_words(q)), self._expand)
-        if plan.held() <= PREPARED_ABOVE or _key(plan.count()) in self._prepared(plan):
+        if plan.held() <= PREPARED_ABOVE:
+            return False
+        kept, ranking = self._prepared(plan), plan.ranking(RANKED_KEPT)
+        if q.order != "reading" and _key(ranking) not in kept:  # its first pages, whatever their size
+            self._keep(ranking, rows=True)
+        if _key(plan.count()) in kept:
             return False
         need = q.offset + q.limit
         first = self._keep(plan.first_count()) if q.rank_first else 0
@@ -288,13 +302,13 @@ class PostgresStore(TableStore):
         found = self.db.fetch(f"SELECT {GENERATION}, c.* FROM ({statement}) c")
         if not found:
             return 0
-        value = [list(r[1:]) for r in found] if rows else found[0][1]
+        value = [[float(v) if isinstance(v, Decimal) else v for v in r[1:]] for r in found] if rows else found[0][1]
         self.db.execute(
             "INSERT INTO prepared_counts VALUES (?, ?, ?) "
             "ON CONFLICT (key) DO UPDATE SET generation = excluded.generation, value = excluded.value",
             (_key(statement), found[0][0], orjson.dumps(value).decode()),
         )
-        return value if not rows else sum(n for _, n in value)
+        return value if not rows else len(value)
 
     def prepared(self) -> int:
         return int(self.db.fetch(f"SELECT count(*) FROM prepared_counts WHERE generation = {GENERATION}")[0][0])
