@@ -13,13 +13,15 @@ b 0.75, idf ``ln(1 + (N − df + 0.5)/(df + 0.5))`` from the document frequencie
 length as tantivy's field norm, the average over the index), with term frequencies read from the tsvector's
 positions (up to 256 a word). Clauses score as in the embedded store: a word by its BM25, the forms of one
 word without their rarity, a phrase by the BM25 of its occurrences with the sum of its words' idfs, near
-(whose words rank by their own clauses), a prefix, wildcard or unranked set 1. For words in more than 2,000
+(whose words rank by their own clauses), a prefix, wildcard or unranked set 1. For words in more than 700
 documents the page is ranked among the matches where such a word is among the passage's heaviest (``_top``;
 in more than 8,000 or 30,000, only those marked heavier still) or that rank first, when they fill it, else
 among a wider tier, else among all matches: first by the BM25 of their heaviest words alone, then the best
 :data:`POOL` of them by BM25 over their whole vectors. Phrases are scored once, for the passages that hold
-them. A clause's words are written in one order (sorted), so that the spellings of one family make one
-statement and share what is prepared for it (:mod:`gantha.store.postgres.store`). Ties: by insertion order.
+them. (A frequent search's first pages are read from its ranking over every match, kept ahead by the
+store: :meth:`Plan.ranking`.) A clause's words are written in one order (sorted), so that the spellings of one
+family make one statement and share what is prepared for it (:mod:`gantha.store.postgres.store`). Ties: by
+insertion order.
 """
 
 from __future__ import annotations
