@@ -134,7 +134,7 @@ class LiveIndex:
                         done.append(self._replaced.pop(key))
             lease.clear()
         if done:  # not on the server's event loop: a full collection takes a moment
-            threading.Thread(target=_retire, args=(done,), name="gantha-retire", daemon=True).start()
+            _retire_apart(done)
 
     def _start_reopen(self) -> None:
         with self._lock:
@@ -155,11 +155,11 @@ class LiveIndex:
                 idle = old is not None and not self._readers.get(id(old)) and id(old) not in self._unleased
                 if old is not None and not idle:
                     self._replaced[id(old)] = old
-            if old is not None and not idle:
-                self._retire_later(old)
             if idle:  # in its own thread: a full collection is not part of the opening's time
                 retiring, old = [old], None  # nothing here holds it while it is collected
-                threading.Thread(target=_retire, args=(retiring,), name="gantha-retire", daemon=True).start()
+                _retire_apart(retiring)
+            elif old is not None:
+                self._retire_later(old)
         except Exception as exc:  # mid-write or unreadable now: the open index answers, the next request retries
             log.warning("reopening the index at %s failed: %s", self.location, exc)
         finally:
@@ -202,6 +202,11 @@ class LiveIndex:
         timer = threading.Timer(RETIRE_AFTER, retire)
         timer.daemon = True
         timer.start()
+
+
+def _retire_apart(old: list[Research]) -> None:
+    """:func:`_retire` on a thread of its own."""
+    threading.Thread(target=_retire, args=(old,), name="gantha-retire", daemon=True).start()
 
 
 def _retire(old: list[Research]) -> None:

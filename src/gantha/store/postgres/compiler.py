@@ -102,6 +102,7 @@ class Plan:
         self.phrases: list[tuple[str, str, float]] = []  # phrases: (column, tsquery, summed idf)
         self.consts: list[str] = []  # score expressions of unranked clauses
         self._heaviest: dict[str, str] = {}  # mark → the condition of _tops
+        self._rankings: dict[int, str] = {}  # limit → the ranking statement (asked for its key twice a search)
         self.match = self._match()
         for c in q.must:
             self._score(c, always=True)
@@ -315,7 +316,9 @@ class Plan:
     def ranking(self, limit: int) -> str:
         """Rows (id, score, first) of the first ``limit`` matches in score order, every match ranked (the page of
         any offset and size within them, whatever tier it would be ranked from)."""
-        return f"SELECT r.id, r.score, r.first FROM ({self.page(None, window=(limit, 0))}) r"
+        if limit not in self._rankings:
+            self._rankings[limit] = f"SELECT r.id, r.score, r.first FROM ({self.page(None, window=(limit, 0))}) r"
+        return self._rankings[limit]
 
     def page(self, tier: str | None = None, *, first_only: bool = False, window: tuple[int, int] | None = None) -> str:
         """Rows (id, score, first, candidates, passage) of the page in score order.

@@ -212,7 +212,8 @@ class PostgresStore(TableStore):
             return StoreResult(total, [], aggregations)
         counting = _COUNTER.submit(self._counted, plan, prepared.get(_key(plan.count())))
         try:
-            ranked = prepared.get(_key(plan.ranking(RANKED_KEPT))) if q.offset + q.limit <= RANKED_KEPT else None
+            within = prepared and q.order != "reading" and q.offset + q.limit <= RANKED_KEPT  # a light plan: none kept
+            ranked = prepared.get(_key(plan.ranking(RANKED_KEPT))) if within else None
             if q.order == "reading":
                 rows = self.db.fetch(plan.reading())
             elif ranked is not None:  # every match ranked ahead: the page read from them
