@@ -306,6 +306,47 @@ def test_side_tables_and_vocabulary_agree(both):
     assert embedded.forms_by_fold("parivasam") == postgres.forms_by_fold("parivasam")
 
 
+def counts_as_counted(url: str) -> tuple[dict, dict]:
+    """The document frequencies and length totals a PostgreSQL index keeps, and the same counted from its rows."""
+    import psycopg
+
+    from gantha.store.postgres.schema import FIELD_IDS, FIELDS
+
+    with psycopg.connect(url) as conn:
+        kept = {(f, w): n for f, w, n in conn.execute("SELECT field, lexeme, df FROM lexemes WHERE df > 0")}
+        counted = {}
+        for f in FIELDS:
+            rows = conn.execute(
+                f"SELECT lexeme, count(*) FROM docs, unnest(tsvector_to_array({f.name})) lexeme GROUP BY lexeme"
+            )
+            counted |= {(FIELD_IDS[f.name], w): n for w, n in rows}
+        stats = json.loads(conn.execute("SELECT value FROM meta WHERE key = 'doc_stats'").fetchone()[0])
+        sums = conn.execute(f"SELECT count(*), {', '.join(f'sum({f.name}_len)' for f in FIELDS)} FROM docs").fetchone()
+    lengths = {f.name: int(n or 0) for f, n in zip(FIELDS, sums[1:], strict=True)}
+    return {"df": kept, **stats}, {"df": counted, "docs": sums[0], "lengths": lengths}
+
+
+def test_a_first_ingest_keeps_the_counts_postgresql_counts(pg_server, tmp_path, monkeypatch):
+    """A first ingest writes the document frequencies and lengths its analysis summed (BM25's statistics),
+    without PostgreSQL re-reading the rows: the same as counting them."""
+    from gantha.store.postgres.writer import Writer
+
+    def recounted(*_):
+        raise AssertionError("a first ingest's rows were counted again")
+
+    monkeypatch.setattr(Writer, "count_new", recounted)
+    url = _location("postgres", tmp_path, pg_server)
+    store = open_store(url)
+    book = tmp_path / "book"
+    book.mkdir()
+    for f in CST.glob("vin02a3.att*"):  # a commentary: bold definitions, variant readings, page references
+        (book / f.name).symlink_to(f.resolve())
+    assert ingest_cst(store, book, commit_every=200).ok  # its rows tallied over several commits
+    store.close()
+    kept, counted = counts_as_counted(url)
+    assert kept == counted and kept["docs"] > 500 and len(kept["df"]) > 10_000
+
+
 @pytest.mark.parametrize("kind", ["embedded", "postgres"])
 def test_add_replace_delete_and_metadata(request, tmp_path, kind):
     server = request.getfixturevalue("pg_server") if kind == "postgres" else None
@@ -330,6 +371,9 @@ def test_add_replace_delete_and_metadata(request, tmp_path, kind):
     assert store.generation() != before
     store.finish()
     store.close()
+    if kind == "postgres":  # a first ingest that deleted: its counts made by PostgreSQL, equal all the same
+        kept, counted = counts_as_counted(store.url)
+        assert kept == counted and kept["docs"] == 1
 
 
 @pytest.mark.parametrize("kind", ["embedded", "postgres"])

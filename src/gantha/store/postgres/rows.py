@@ -10,17 +10,24 @@ The ``_top`` vector of a long text field holds the tokens whose BM25 term weight
 least :data:`TIER_WEIGHT` (of 2.2 at most): a word repeated in its passage, or standing in a short one, with
 its frequency as its one position, and beside it ``word!1`` if its weight reaches 1.75 and ``word!2`` if 1.9.
 The ranking of a frequent word starts from these passages (see :mod:`gantha.store.postgres.compiler`).
+
+A :class:`Tally` sums, while the rows are made, what ``lexemes`` and the length totals need from them: a first
+ingest writes these sums instead of re-reading every vector.
 """
 
 from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import orjson
 
 from gantha.model import Passage
-from gantha.store.postgres.schema import FIELDS
+from gantha.store.postgres.schema import BY_NAME, FIELDS
 from gantha.text.analysis import index_texts
 from gantha.text.pali import WORD_RE
 from gantha.text.variants import variant_text
@@ -73,7 +80,19 @@ def words(text: str) -> list[str | None]:
     return [w if len(w) < 30 or len(w.encode()) < LONGEST_TOKEN else None for w in WORD_RE.findall(text.lower())]
 
 
-def vector(tokens: list[str | None], tiered: bool) -> tuple[str, int, str]:
+class Analysed(NamedTuple):
+    """A field of a passage: its tsvector literal, its length (BM25's), its ``_top`` literal, its lexemes."""
+
+    literal: str
+    length: int
+    top: str
+    lexemes: Iterable[str]
+
+
+NOTHING = Analysed("", 0, "", ())
+
+
+def vector(tokens: list[str | None], tiered: bool) -> Analysed:
     """A field's tsvector literal, its length (field norm) and its ``_top`` literal (empty unless ``tiered``).
     The tokens are letters, marks and digits: quoted as they are, nothing to escape for COPY."""
     where: dict[str | None, list[int]] = {}
@@ -92,7 +111,7 @@ def vector(tokens: list[str | None], tiered: bool) -> tuple[str, int, str]:
         k = BM25_K1 * (1 - BM25_B + BM25_B * length / TIER_AVG)
         least = max(1, math.ceil(TIER_WEIGHT * k / (BM25_K1 + 1 - TIER_WEIGHT) - 1e-9))  # the tf reaching the weight
         top = " ".join([_top(t, len(p), k) for t, p in where.items() if len(p) >= least])
-    return literal, length, top
+    return Analysed(literal, length, top, where.keys())
 
 
 def _top(token: str, tf: int, k: float) -> str:
@@ -103,14 +122,15 @@ def _top(token: str, tf: int, k: float) -> str:
     return f"'{token}':{tf}{marks}"
 
 
-def keys(values: list[str]) -> tuple[str, int, str]:
+def keys(values: list[str]) -> Analysed:
     """A raw field's tsvector: each value one token, in order."""
     unique = list(dict.fromkeys(values))
-    return " ".join(f"{lexeme(v)}:{i}" for i, v in enumerate(unique[:MAX_POSITION], start=1)), len(unique), ""
+    kept = unique[:MAX_POSITION]
+    return Analysed(" ".join(f"{lexeme(v)}:{i}" for i, v in enumerate(kept, start=1)), len(unique), "", kept)
 
 
-def analysed(p: Passage) -> dict[str, tuple[str, int, str]]:
-    """Every analysed field of a passage: name → (tsvector, length, top)."""
+def analysed(p: Passage) -> dict[str, Analysed]:
+    """Every analysed field of a passage by name."""
     texts: dict[str, str] = {}
     texts["fold"], texts["exact"] = index_texts(p.text)
     if p.bold:
@@ -124,19 +144,42 @@ def analysed(p: Passage) -> dict[str, tuple[str, int, str]]:
         elif f.name in texts:
             out[f.name] = vector(words(texts[f.name]), f.tiered)
         else:
-            out[f.name] = ("", 0, "")
+            out[f.name] = NOTHING
     return out
 
 
-def doc_row(number: int, unit: int, p: Passage) -> str:
-    """The passage's line for ``COPY docs (DOC_COLUMNS)``."""
+@dataclass
+class Tally:
+    """What rows add to ``lexemes`` and the length totals: per field, the documents holding each lexeme and
+    the sum of the lengths; and the number of documents."""
+
+    docs: int = 0
+    df: dict[str, Counter[str]] = field(default_factory=lambda: {f.name: Counter() for f in FIELDS})
+    lengths: dict[str, int] = field(default_factory=lambda: dict.fromkeys(BY_NAME, 0))
+
+    def add(self, fields: dict[str, Analysed]) -> None:
+        self.docs += 1
+        for name, value in fields.items():
+            self.df[name].update(value.lexemes)
+            self.lengths[name] += value.length
+
+    def merge(self, other: Tally) -> None:
+        self.docs += other.docs
+        for name, counts in other.df.items():
+            self.df[name].update(counts)
+            self.lengths[name] += other.lengths[name]
+
+
+def doc_row(number: int, unit: int, p: Passage, tally: Tally) -> str:
+    """The passage's line for ``COPY docs (DOC_COLUMNS)``, its fields summed into ``tally``."""
     head = (number, p.doc_id, unit, p.corpus, p.book, p.category, p.channel, p.granularity)
     line = "\t".join(copy_text(str(v)) for v in head)
     line += f"\t{'t' if p.primary else 'f'}\t{copy_array(sorted({p.language, p.language.split('-')[0]}))}"
     line += f"\t{copy_array(p.tags)}\t{p.seq}\t{p.chapter}\t{copy_text(orjson.dumps(p).decode())}"
     fields = analysed(p)
+    tally.add(fields)
     for f in FIELDS:
-        literal, length, top = fields[f.name]
+        literal, length, top, _ = fields[f.name]
         line += f"\t{literal if f.text else copy_text(literal)}\t{length}"  # words need no escaping
         if f.tiered:
             line += f"\t{top}"

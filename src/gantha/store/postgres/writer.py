@@ -6,8 +6,9 @@ Passages go in by COPY, on a second thread: PostgreSQL parses one batch while Py
 document frequencies (``lexemes``) and the field lengths' totals (meta ``doc_stats``) are counted by PostgreSQL
 itself (``unnest``, ``GROUP BY``) over the rows not counted yet (ids above meta ``counted_to``) at each commit,
 less the counted rows deleted. A first ingest (an empty table) loads without the GIN indexes (and without the
-vocabulary's trigram index) and counts nothing until its end, where it counts every row once and builds the
-indexes, two jobs at a time.
+vocabulary's trigram index) and counts nothing until its end, where it writes the counts its analysis summed
+(a :class:`~gantha.store.postgres.rows.Tally` of the committed rows; counted by PostgreSQL instead if it deleted
+any) and builds the indexes, two jobs at a time.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ import orjson
 
 from gantha.model import Passage
 from gantha.store.base import IndexBusy, ReadOnlyIndex, StoreError
-from gantha.store.postgres.rows import doc_row
-from gantha.store.postgres.schema import DOC_COLUMNS, FIELD_IDS, FIELDS, LEXEME_INDEX, SEARCH_INDEXES
+from gantha.store.postgres.rows import Tally, copy_text, doc_row
+from gantha.store.postgres.schema import BY_NAME, DOC_COLUMNS, FIELD_IDS, FIELDS, LEXEME_INDEX, SEARCH_INDEXES
 from gantha.text import chinese
 
 # advisory lock keys: the document writer, the task runner, whoever creates the schema
@@ -46,6 +47,8 @@ class Writer:
         self._copier = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gantha-copy")
         self._copying: deque[Future] = deque()  # COPYs queued on the copying thread, oldest first
         self._bulk = False  # a first ingest: counted and indexed at the end
+        self._pending = Tally()  # the rows copied since the last commit (summed in a first ingest only)
+        self._tallied: Tally | None = None  # a first ingest's committed rows (None: PostgreSQL counts them)
         self._added: set[tuple[str, str, str]] = set()  # (corpus, book, channel) written by this writer
 
     @property
@@ -73,6 +76,7 @@ class Writer:
             if not conn.execute("SELECT pg_try_advisory_lock(%s)", (WRITER_LOCK,)).fetchone()[0]:
                 raise IndexBusy(f"the index in {self.location} is being written by another process")
             self._bulk = BULK and not conn.execute("SELECT EXISTS (SELECT 1 FROM docs)").fetchone()[0]
+            self._tallied, self._pending = (Tally() if self._bulk else None), Tally()
             for name, target in [*SEARCH_INDEXES.items(), LEXEME_INDEX]:
                 if self._bulk:
                     conn.execute(f"DROP INDEX IF EXISTS {name}")  # loaded first, then indexed once
@@ -122,7 +126,7 @@ class Writer:
         units = [self._unit(p, new) for p in batch]
         self._added |= {(p.corpus, p.book, p.channel) for p in batch}
         texts = (p.text for p in batch)
-        rows: Future | str
+        rows: Future | tuple[str, Tally]
         if (analyser := _analyser()) and len(batch) >= ANALYSED_APART and not any(map(chinese.has_chinese, texts)):
             rows = analyser.submit(rows_text, numbers, units, batch)
         else:  # Chinese is segmented with the index's own terms, which this process holds
@@ -134,7 +138,7 @@ class Writer:
         conn = self._conn
 
         def copy() -> None:
-            text = rows if isinstance(rows, str) else rows.result()
+            text, tally = rows if isinstance(rows, tuple) else rows.result()
             with conn.cursor() as cur:
                 if new:
                     with cur.copy("COPY units FROM STDIN") as copy_units:
@@ -143,6 +147,8 @@ class Writer:
                 with cur.copy(f"COPY docs ({DOC_COLUMNS}) FROM STDIN") as copy_rows:
                     for start in range(0, len(text), 1 << 20):
                         copy_rows.write(text[start : start + (1 << 20)])
+            if self._tallied is not None:
+                self._pending.merge(tally)
 
         self._copying.append(self._copier.submit(copy))
         return len(batch)
@@ -164,6 +170,7 @@ class Writer:
             cur.execute(f"INSERT INTO gone SELECT id FROM docs WHERE {where.replace('?', '%s')}", args)
             if not cur.execute("SELECT EXISTS (SELECT 1 FROM gone)").fetchone()[0]:
                 return
+            self._tallied = None  # a first ingest's sums would count them: PostgreSQL counts at its end
             self._count(cur, f"id IN (SELECT id FROM gone) AND id <= {self._mark(cur)}", -1)
             cur.execute("DELETE FROM docs WHERE id IN (SELECT id FROM gone)")
             cur.execute("DELETE FROM lexemes WHERE df <= 0")
@@ -181,11 +188,16 @@ class Writer:
             )
         sums = ", ".join(f"COALESCE(sum({f.name}_len), 0)" for f in FIELDS)
         row = cur.execute(f"SELECT count(*), {sums} FROM docs WHERE {where}").fetchone()
+        Writer._add_stats(cur, sign * row[0], {f.name: sign * int(n) for f, n in zip(FIELDS, row[1:], strict=True)})
+
+    @staticmethod
+    def _add_stats(cur: Any, docs: int, lengths: dict[str, int]) -> None:
+        """Add to the documents' number and the fields' length totals (meta ``doc_stats``)."""
         old = cur.execute(f"SELECT value FROM meta WHERE key = '{STATS}' FOR UPDATE").fetchone()
         stats = orjson.loads(old[0]) if old else {"docs": 0, "lengths": {}}
-        stats["docs"] += sign * row[0]
-        for f, n in zip(FIELDS, row[1:], strict=True):
-            stats["lengths"][f.name] = stats["lengths"].get(f.name, 0) + sign * int(n)
+        stats["docs"] += docs
+        for name, n in lengths.items():
+            stats["lengths"][name] = stats["lengths"].get(name, 0) + n
         cur.execute(
             "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (STATS, orjson.dumps(stats).decode()),
@@ -200,10 +212,37 @@ class Writer:
         if last is None or last <= mark:
             return
         cls._count(cur, f"id > {int(mark)}", +1)
+        cls._mark_counted(cur, last)
+
+    @staticmethod
+    def _mark_counted(cur: Any, last: int) -> None:
         cur.execute(
             "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (COUNTED, str(last)),
         )
+
+    @classmethod
+    def count_tallied(cls, cur: Any, tally: Tally) -> bool:
+        """Count the rows above meta ``counted_to`` from a first ingest's tally of them, as :meth:`count_new`
+        would count them, without re-reading their vectors: False (nothing written) unless ``lexemes`` is empty
+        and the tally holds as many rows as there are."""
+        row = cur.execute(f"SELECT value FROM meta WHERE key = '{COUNTED}' FOR UPDATE").fetchone()
+        mark = int(row[0]) if row else 0
+        rows, last = cur.execute(f"SELECT count(*), max(id) FROM docs WHERE id > {mark}").fetchone()
+        if rows != tally.docs or cur.execute("SELECT EXISTS (SELECT 1 FROM lexemes)").fetchone()[0]:
+            return False
+        if not rows:
+            return True
+        with cur.copy("COPY lexemes FROM STDIN") as copy:
+            for name, counts in tally.df.items():  # in the primary key's order under the C collation (any is right)
+                quote = (lambda v: v) if BY_NAME[name].text else copy_text  # words need no escaping
+                ordered = sorted(counts)
+                for start in range(0, len(ordered), 50_000):
+                    part = ordered[start : start + 50_000]
+                    copy.write("".join(f"{FIELD_IDS[name]}\t{quote(w)}\t{counts[w]}\n" for w in part))
+        cls._add_stats(cur, tally.docs, tally.lengths)
+        cls._mark_counted(cur, last)
+        return True
 
     def commit(self) -> None:
         """Count what was added since the last commit (not in a first ingest: at its end), then commit."""
@@ -214,6 +253,9 @@ class Writer:
             with conn.cursor() as cur:
                 self.count_new(cur)
         conn.commit()
+        if self._tallied is not None:
+            self._tallied.merge(self._pending)
+        self._pending = Tally()
 
     def close(self, *, finished: bool = False) -> None:
         """Give up what is not committed and release the lock (``finished``: count and index what a first
@@ -224,7 +266,8 @@ class Writer:
             self._copying.popleft().exception()  # wait for them: a failure is given up with the rest
         self._conn.rollback()
         if finished and self._bulk:
-            finish_bulk(self.url)
+            finish_bulk(self.url, self._tallied)
+        self._pending, self._tallied = Tally(), None
         self._conn.close()
         self._conn = None
         self._units.clear()
@@ -232,14 +275,16 @@ class Writer:
         self._numbers = iter(())
 
 
-def finish_bulk(url: str) -> None:
-    """Count every row not counted yet (then index the vocabulary's trigrams) and build the missing GIN indexes:
-    two jobs at a time, each on its own connection (one PostgreSQL process each)."""
+def finish_bulk(url: str, tally: Tally | None = None) -> None:
+    """Count every row not counted yet (from ``tally``, a first ingest's sums of them, where it holds them; then
+    index the vocabulary's trigrams) and build the missing GIN indexes: two jobs at a time, each on its own
+    connection (one PostgreSQL process each)."""
     import psycopg
 
     def count() -> None:
         with psycopg.connect(url) as conn, conn.cursor() as cur:
-            Writer.count_new(cur)
+            if tally is None or not Writer.count_tallied(cur, tally):
+                Writer.count_new(cur)
         build(*LEXEME_INDEX)
 
     def build(name: str, target: str) -> None:
@@ -254,9 +299,10 @@ def finish_bulk(url: str) -> None:
             job.result()
 
 
-def rows_text(numbers: list[int], units: list[int], batch: list[Passage]) -> str:
-    """The batch's lines for ``COPY docs``."""
-    return "".join(doc_row(n, u, p) for n, u, p in zip(numbers, units, batch, strict=True))
+def rows_text(numbers: list[int], units: list[int], batch: list[Passage]) -> tuple[str, Tally]:
+    """The batch's lines for ``COPY docs``, and their tally."""
+    tally = Tally()
+    return "".join(doc_row(n, u, p, tally) for n, u, p in zip(numbers, units, batch, strict=True)), tally
 
 
 @cache
