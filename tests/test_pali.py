@@ -87,3 +87,35 @@ def test_burmese_nya_typed_for_u_is_read_as_u():
     assert to_roman("ဉပါသကော") == "upāsako"
     assert to_roman("ဥပါသကော") == "upāsako"
     assert to_roman("ဉာဏ") == "ñāṇa"  # a real nya stays nya
+
+
+def test_cutting_words_does_not_wait_on_a_servers_other_threads():
+    """A server's threads share one interpreter: cutting a passage into words (snippets, matched forms) must
+    not hand the interpreter to a busy thread at every word, or each request waits behind all the others."""
+    import threading
+    import time
+
+    from gantha.text.pali import WORD_RE
+
+    text = "evaṃ me sutaṃ ekaṃ samayaṃ bhagavā sāvatthiyaṃ viharati jetavane anāthapiṇḍikassa ārāme " * 5
+    stop = threading.Event()
+
+    def busy() -> None:  # Python work, which hands the interpreter over at its switch interval
+        while not stop.is_set():
+            n = 0
+            for i in range(10_000):
+                n += i
+
+    threads = [threading.Thread(target=busy) for _ in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        started = time.perf_counter()
+        for _ in range(50):
+            assert len(WORD_RE.findall(text)) == 55 and len(list(WORD_RE.finditer(text))) == 55
+        spent = time.perf_counter() - started
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert spent < 1  # a few ms; 5,500 words each waiting for a busy thread's turn take seconds
