@@ -20,7 +20,7 @@ frequent words' inflections; on PostgreSQL the counts of their searches: :func:`
   GIN index, each query (as written) answered by a total, a count by book and a page ranked by ``ts_rank``
   (build time and latency over the distinct list);
 * http: requests/s at concurrency 8 with wrk (every request a distinct query of the list, none answered from a
-  server's kept answers), one ``gantha serve`` of 2 workers on each store;
+  server's kept answers), one ``gantha serve`` of 2 workers on each store, after 10 s of the same load;
 * deploy: scripts/deploy_postgres.py on this machine — a primary (the CST ingested into it), a streaming
   replica, 2 readers of one worker on the replica — loaded the same way, half the connections on each reader.
 
@@ -57,6 +57,7 @@ DISTINCT = [
     line for line in (Path(__file__).parent / "queries.txt").read_text().splitlines() if line and line[0] != "#"
 ]
 CONCURRENCY = 8
+WARM_UP = 10  # seconds of load before a throughput is measured
 sys.path.insert(0, str(ROOT / "scripts"))
 
 
@@ -243,9 +244,12 @@ def wrk(bases: list[str], seconds: int) -> dict:
 
 
 def http(location: str, workers: int, seconds: int) -> dict:
+    """One server's distinct-query throughput, after :data:`WARM_UP` seconds of the same load (not counted: a
+    fresh server's connections prepare their statements, a worker's caches fill)."""
     proc, base = serve(location, workers, _paths()[:20])
     try:
-        return {"servers": 1, "workers": workers, **wrk([base], seconds)}
+        wrk([base], WARM_UP)
+        return {"servers": 1, "workers": workers, "warm_up_s": WARM_UP, **wrk([base], seconds)}
     finally:
         proc.terminate()
         proc.wait(10)
@@ -266,7 +270,8 @@ def deploy(seconds: int) -> dict:
             subprocess.run(["curl", "-s", "-o", "/dev/null", base + path], check=False)
     try:
         report["health"] = deploy_postgres.status(folder)
-        report.update(wrk(state["readers"], seconds))
+        wrk(state["readers"], WARM_UP)
+        report.update(wrk(state["readers"], seconds), warm_up_s=WARM_UP)
         return report
     finally:
         deploy_postgres.down(folder)
