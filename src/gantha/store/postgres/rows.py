@@ -93,8 +93,8 @@ NOTHING = Analysed("", 0, "", ())
 
 
 def vector(tokens: list[str | None], tiered: bool) -> Analysed:
-    """A field's tsvector literal, its length (field norm) and its ``_top`` literal (empty unless ``tiered``).
-    The tokens are letters, marks and digits: quoted as they are, nothing to escape for COPY."""
+    """A field's tsvector literal, its length (field norm), its ``_top`` literal (empty unless ``tiered``) and
+    its distinct tokens. The tokens are letters, marks and digits: quoted as they are, nothing to escape for COPY."""
     where: dict[str | None, list[int]] = {}
     for i, t in enumerate(tokens, start=1):
         if t in where:
