@@ -170,14 +170,15 @@ class Tally:
             self.lengths[name] += other.lengths[name]
 
 
-def doc_row(number: int, unit: int, p: Passage, tally: Tally) -> str:
-    """The passage's line for ``COPY docs (DOC_COLUMNS)``, its fields summed into ``tally``."""
+def doc_row(number: int, unit: int, p: Passage, tally: Tally | None = None) -> str:
+    """The passage's line for ``COPY docs (DOC_COLUMNS)``, its fields summed into ``tally`` if one is given."""
     head = (number, p.doc_id, unit, p.corpus, p.book, p.category, p.channel, p.granularity)
     line = "\t".join(copy_text(str(v)) for v in head)
     line += f"\t{'t' if p.primary else 'f'}\t{copy_array(sorted({p.language, p.language.split('-')[0]}))}"
     line += f"\t{copy_array(p.tags)}\t{p.seq}\t{p.chapter}\t{copy_text(orjson.dumps(p).decode())}"
     fields = analysed(p)
-    tally.add(fields)
+    if tally is not None:
+        tally.add(fields)
     for f in FIELDS:
         literal, length, top, _ = fields[f.name]
         line += f"\t{literal if f.text else copy_text(literal)}\t{length}"  # words need no escaping

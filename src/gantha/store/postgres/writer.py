@@ -92,8 +92,10 @@ class Writer:
             raise
         return conn
 
-    def _mark(self, cur: Any) -> int:
-        row = cur.execute(f"SELECT value FROM meta WHERE key = '{COUNTED}'").fetchone()
+    @staticmethod
+    def _mark(cur: Any, *, locked: bool = False) -> int:
+        """Meta ``counted_to`` (``locked``: held until the transaction ends)."""
+        row = cur.execute(f"SELECT value FROM meta WHERE key = '{COUNTED}'{' FOR UPDATE' if locked else ''}").fetchone()
         return int(row[0]) if row else 0
 
     # --- adding ------------------------------------------------------------------------------------------
@@ -126,11 +128,12 @@ class Writer:
         units = [self._unit(p, new) for p in batch]
         self._added |= {(p.corpus, p.book, p.channel) for p in batch}
         texts = (p.text for p in batch)
-        rows: Future | tuple[str, Tally]
+        tallied = self._tallied is not None  # a first ingest sums what it writes
+        rows: Future | tuple[str, Tally | None]
         if (analyser := _analyser()) and len(batch) >= ANALYSED_APART and not any(map(chinese.has_chinese, texts)):
-            rows = analyser.submit(rows_text, numbers, units, batch)
+            rows = analyser.submit(rows_text, numbers, units, batch, tallied)
         else:  # Chinese is segmented with the index's own terms, which this process holds
-            rows = rows_text(numbers, units, batch)
+            rows = rows_text(numbers, units, batch, tallied)
         while len(self._copying) >= 2:  # at most two batches in flight
             self._copying.popleft().result()
         if self._conn is None:
@@ -147,7 +150,7 @@ class Writer:
                 with cur.copy(f"COPY docs ({DOC_COLUMNS}) FROM STDIN") as copy_rows:
                     for start in range(0, len(text), 1 << 20):
                         copy_rows.write(text[start : start + (1 << 20)])
-            if self._tallied is not None:
+            if self._tallied is not None and tally is not None:
                 self._pending.merge(tally)
 
         self._copying.append(self._copier.submit(copy))
@@ -198,36 +201,30 @@ class Writer:
         stats["docs"] += docs
         for name, n in lengths.items():
             stats["lengths"][name] = stats["lengths"].get(name, 0) + n
+        Writer._put_meta(cur, STATS, orjson.dumps(stats).decode())
+
+    @staticmethod
+    def _put_meta(cur: Any, key: str, value: str) -> None:
         cur.execute(
-            "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (STATS, orjson.dumps(stats).decode()),
+            "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value)
         )
 
     @classmethod
     def count_new(cls, cur: Any) -> None:
         """Count the rows above meta ``counted_to`` and move the mark to the last row."""
-        row = cur.execute(f"SELECT value FROM meta WHERE key = '{COUNTED}' FOR UPDATE").fetchone()
-        mark = int(row[0]) if row else 0
+        mark = cls._mark(cur, locked=True)
         last = cur.execute("SELECT max(id) FROM docs").fetchone()[0]
         if last is None or last <= mark:
             return
         cls._count(cur, f"id > {int(mark)}", +1)
-        cls._mark_counted(cur, last)
-
-    @staticmethod
-    def _mark_counted(cur: Any, last: int) -> None:
-        cur.execute(
-            "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (COUNTED, str(last)),
-        )
+        cls._put_meta(cur, COUNTED, str(last))
 
     @classmethod
     def count_tallied(cls, cur: Any, tally: Tally) -> bool:
         """Count the rows above meta ``counted_to`` from a first ingest's tally of them, as :meth:`count_new`
         would count them, without re-reading their vectors: False (nothing written) unless ``lexemes`` is empty
         and the tally holds as many rows as there are."""
-        row = cur.execute(f"SELECT value FROM meta WHERE key = '{COUNTED}' FOR UPDATE").fetchone()
-        mark = int(row[0]) if row else 0
+        mark = cls._mark(cur, locked=True)
         rows, last = cur.execute(f"SELECT count(*), max(id) FROM docs WHERE id > {mark}").fetchone()
         if rows != tally.docs or cur.execute("SELECT EXISTS (SELECT 1 FROM lexemes)").fetchone()[0]:
             return False
@@ -241,7 +238,7 @@ class Writer:
                     part = ordered[start : start + 50_000]
                     copy.write("".join(f"{FIELD_IDS[name]}\t{quote(w)}\t{counts[w]}\n" for w in part))
         cls._add_stats(cur, tally.docs, tally.lengths)
-        cls._mark_counted(cur, last)
+        cls._put_meta(cur, COUNTED, str(last))
         return True
 
     def commit(self) -> None:
@@ -299,9 +296,9 @@ def finish_bulk(url: str, tally: Tally | None = None) -> None:
             job.result()
 
 
-def rows_text(numbers: list[int], units: list[int], batch: list[Passage]) -> tuple[str, Tally]:
-    """The batch's lines for ``COPY docs``, and their tally."""
-    tally = Tally()
+def rows_text(numbers: list[int], units: list[int], batch: list[Passage], tallied: bool) -> tuple[str, Tally | None]:
+    """The batch's lines for ``COPY docs``, and (``tallied``) their tally."""
+    tally = Tally() if tallied else None
     return "".join(doc_row(n, u, p, tally) for n, u, p in zip(numbers, units, batch, strict=True)), tally
 
 
