@@ -168,30 +168,32 @@ def embed_corpora(
 
     Whole groups are embedded ``batch`` rows or more at a time and saved every ``save_every`` seconds, so an
     interrupted run resumes where it stopped. ``stop``: set it to stop after the current batch (saved, not
-    marked). ``status``: called after each batch with the rows done and to do (for a progress report).
+    marked). ``progress``: called after each batch with the target, its rows and the number of batches of all the
+    targets (known before the first). ``status``: called after each batch with the rows done and to do, all
+    targets together (for a progress report).
     """
     started = time.perf_counter()
     summary = IngestSummary("embed", ",".join(targets))
     vectors = store.vectors(embedder.name, embedder.dim)
     saved = time.monotonic()
+    # every target planned first, so the progress total (batches of all the targets) is known before the first
+    planned = []
     for target in comma_list(targets):
         corpus, channel = vector_targets(target)[0]
         found, doc_ids = groups(store, corpus, channel)
         changed = vectors.retain(corpus, doc_ids, {channel} if channel else None)
         stale = [g for g in found if not _current(vectors, g)]
         vectors.remove([d for g in stale for d in g.doc_ids])
-        todo = sum(len(g.rows) for g in stale)
-        done, chunk = 0, []
-        total = max(1, -(-todo // batch))
-        for i, g in enumerate(stale):
-            chunk.append(g)
-            if sum(len(c.rows) for c in chunk) < batch and i < len(stale) - 1:
-                continue
+        planned.append((target, found, stale, changed, batches(stale, batch)))
+    total = sum(len(b) for *_, b in planned)
+    todo = sum(len(g.rows) for _, _, stale, _, _ in planned for g in stale)
+    done = 0
+    for target, found, stale, changed, chunks_ in planned:
+        for chunk in chunks_:
             rows = [r for c in chunk for r in c.rows]
             vectors.add([r[0] for r in rows], embedder.encode([r[1] for r in rows]), [r[2] for r in rows])
             summary.passages += sum(len(c.doc_ids) for c in chunk)
             done += len(rows)
-            chunk = []
             if progress:
                 progress(target, len(rows), total)
             if status:
@@ -212,6 +214,23 @@ def embed_corpora(
         summary.books += 1
     summary.seconds = round(time.perf_counter() - started, 2)
     return summary
+
+
+def batches(stale: list[Group], batch: int) -> list[list[Group]]:
+    """Whole groups gathered until they hold at least ``batch`` rows (the last batch may hold fewer): what
+    one call of the embedder encodes, and one step of the progress."""
+    out: list[list[Group]] = []
+    chunk: list[Group] = []
+    rows = 0
+    for g in stale:
+        chunk.append(g)
+        rows += len(g.rows)
+        if rows >= batch:
+            out.append(chunk)
+            chunk, rows = [], 0
+    if chunk:
+        out.append(chunk)
+    return out
 
 
 def _current(vectors: Vectors, g: Group) -> bool:
