@@ -8,17 +8,32 @@ occur in the resolved paragraph, and the heading of that paragraph must name the
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
+from dataclasses import replace
 from functools import cache
+from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
+from gantha.api.app import create_app
 from gantha.corpus import cst
-from gantha.model import Passage
+from gantha.ingest import ingest_cst, ingest_suttacentral
+from gantha.model import Passage, TextRecord
+from gantha.research import Research
+from gantha.research.citing import cite, passage_citations, source_of
+from gantha.search.errors import SearchError
+from gantha.store.embedded import EmbeddedStore
 from gantha.text.citations import Citation, Target, find_citations, parse_table, resolve, runs, table
+from gantha.text.cite_export import CiteError, Source, bibtex, export, styled
+from gantha.text.cite_pages import Page, PtsWork, cite_other, cite_pts, paragraph_label, paragraph_number, pts_work
 from gantha.text.pali import fold
+from gantha.tools import Toolbox
 
-from conftest import CST
+from conftest import CST, DATA, link_books
 
 A, T = "atthakatha", "tika"
 
@@ -377,3 +392,176 @@ def test_every_book_of_the_table_exists() -> None:
         for entries in work.entries.values():
             for entry in entries:
                 assert entry.book == "?" or entry.book in books(), (work.abbreviation, entry.book)
+
+
+# ------------------------------------------------------------------- citing a passage: pages, exports
+
+CSL_TYPES = {"book", "chapter", "article", "manuscript", "classic", "document"}
+CSL_VARIABLES = {
+    "id", "type", "title", "container-title", "collection-title", "edition", "publisher", "publisher-place",
+    "language", "section", "note", "URL", "author",
+}  # the CSL-JSON schema's names for what an item of ours holds (csl-data.json)
+
+
+def at(book: str, para: str) -> Passage:
+    return next(p for p in passages(book) if p.para == para)
+
+
+def test_a_paragraph_is_cited_from_the_page_it_begins_on_to_the_page_it_ends_on() -> None:
+    # SN 56.11's first paragraph runs from S V 420 onto 421 (P5.0420, P5.0421): the first page was dropped
+    sn = at("s0305m.mul", "1081")
+    assert [k for k in sn.page_refs if k[0] == "P"] == ["P5.0420", "P5.0421"]
+    cited = passage_citations(sn, None)
+    assert "PTS S V 420–421" in cited["default"] and "S V 421)" not in cited["default"]
+    # the same in a commentary (Sp VI 1159–1160) and at MN 10's opening (M I 55–56)
+    assert "PTS Sp VI 1159–1160" in passage_citations(at("vin02a3.att", "75"), None)["default"]
+    assert "PTS M I 55–56" in passage_citations(at("s0201m.mul", "106"), None)["default"]
+    # a paragraph on one page names that page alone
+    assert source_of([at("s0201m.mul", "107")]).pages["PTS"] == "M I 56"
+
+
+def test_a_range_runs_from_its_first_page_to_its_last() -> None:
+    book = passages("s0305m.mul")
+    i = next(k for k, p in enumerate(book) if p.para == "1081")
+    j = next(k for k, p in enumerate(book) if p.para == "1082")  # SN 56.11 is 1081 and what follows it
+    source = source_of(book[i:j])
+    last = max(int(k[3:]) for p in book[i:j] for k in p.page_refs if k.startswith("P5."))
+    assert source.pages["PTS"] == f"S V 420–{last}" and last > 421
+    assert source.paragraphs == "CST para 1081" and source.coordinate == f"cst/s0305m.mul/1081-{book[j - 1].para}"
+    assert source_of([book[i], book[j]]).paragraphs == "CST paras 1081–1082"
+
+
+def test_single_volume_works_by_page_the_dhammapada_by_verse() -> None:
+    assert source_of([at("s0503m.mul", "2")]).pages["PTS"] == "Ud 1–2"  # was "PTS 0.1"
+    assert source_of([at("s0502m.mul", "183.1")]).pages["PTS"] == "Dhp 183"
+    assert source_of([p for p in passages("s0502m.mul") if p.para.split(".")[0] in ("1", "2")]).pages["PTS"] == (
+        "Dhp 1–2"
+    )
+    for book in ("s0503m.mul", "s0518m.nrf", "abh01m.mul", "vin02a3.att"):  # no volume 0 of any edition
+        for p in passages(book)[::25]:
+            default = passage_citations(p, None)["default"]
+            assert not re.search(r"\b0\.\d", default), (p.coordinate, default)
+    assert source_of([at("s0518m.nrf", "1.1")]).pages["PTS"] == "Mil 1"
+
+
+def test_pts_conventions_of_each_collection() -> None:
+    span = (Page(2, 31), Page(2, 31))
+    assert cite_pts("vin02m3.mul", span) == "Vin II 31"
+    assert cite_pts("s0101a.att", (Page(1, 5), Page(2, 1))) == "Sv I 5 – II 1"  # over two volumes
+    assert cite_pts("s0510m2.mul", (Page(2, 379), Page(2, 380))) == "Ap 379–380"  # paginated through its parts
+    assert cite_pts("s0505m.mul", (Page(0, 25), Page(0, 25))) == "Sn p. 25"  # the PTS verse numbers differ
+    assert cite_pts("x9999m.mul", span) == "PTS II 31"
+    assert cite_other("V", (Page(3, 484), Page(3, 485))) == "VRI 3.484–485"
+    assert pts_work("abh03m2.mul") == PtsWork("Pp", "page")
+    with pytest.raises(ValueError, match="not a page key"):
+        Page.parse("P5-420")
+
+
+def test_no_internal_suffix_in_any_citation() -> None:
+    p = at("vin02a3.att", "102~2")  # the CST's second paragraph numbered 102
+    cited = passage_citations(p, None)
+    assert "CST para 102 " in cited["default"]
+    for p in passages("vin02a3.att"):
+        source = source_of([p])
+        shown = [*passage_citations(p, None).values(), source.note, bibtex(source).split("coordinate =")[0]]
+        assert not any("~" in s or re.search(r"para \d+\.\d", s) for s in shown), (p.coordinate, shown)
+    assert paragraph_label(["0.1", "0.2"]) == "" and paragraph_number("84-87") == "84–87"
+
+
+def mn10_opening() -> Source:
+    named = TextRecord("mn10", "MN 10", "cst", "s0201m.mul", "105", "138.6", 0, 0, "", "Mahāsatipaṭṭhānasutta")
+    return source_of([at("s0201m.mul", "106")], named)
+
+
+def test_bibtex_parses_back_with_its_fields() -> None:
+    import bibtexparser
+
+    source = mn10_opening()
+    library = bibtexparser.parse_string(export([source], "bibtex"))
+    assert not library.failed_blocks
+    (entry,) = library.entries
+    assert entry.entry_type == "incollection" and entry.key == "cst-s0201m.mul-106"
+    fields = {f.key: f.value for f in entry.fields}
+    assert fields["title"] == "Mahāsatipaṭṭhānasutta" and fields["booktitle"] == "Mūlapaṇṇāsapāḷi"
+    assert fields["series"] == "Majjhimanikāya" and fields["coordinate"] == "cst/s0201m.mul/106"
+    assert fields["note"].startswith("MN 10; CST para 106; PTS M I 55–56; VRI 1.71")
+    assert fields["author"] == "{Vipassana Research Institute}"
+    escaped = bibtex(replace(source, title="50% & #1_{x}"))
+    assert r"title = {50\% \& \#1\_\{x\}}" in escaped
+
+
+def test_ris_parses_back_with_its_tags() -> None:
+    import rispy
+
+    (record,) = rispy.loads(export([mn10_opening()], "ris"))
+    assert record["type_of_reference"] == "CHAP" and record["id"] == "cst/s0201m.mul/106"
+    assert record["title"] == "Mahāsatipaṭṭhānasutta" and record["secondary_title"] == "Mūlapaṇṇāsapāḷi"
+    assert record["publisher"] == "Vipassana Research Institute" and "PTS M I 55–56" in record["notes"][0]
+
+
+def test_csl_json_holds_the_required_keys_and_renders_in_styles() -> None:
+    items = json.loads(export([mn10_opening(), source_of([at("s0503m.mul", "2")])], "csl-json"))
+    assert [i["id"] for i in items] == ["cst/s0201m.mul/106", "cst/s0503m.mul/2"]
+    for item in items:
+        assert {"id", "type"} <= item.keys() <= CSL_VARIABLES and item["type"] in CSL_TYPES
+        assert all(isinstance(v, str) for k, v in item.items() if k != "author")
+    apa = styled(mn10_opening(), "apa")
+    assert apa.startswith("Vipassana Research Institute. (n.d.). Mahāsatipaṭṭhānasutta. In Mūlapaṇṇāsapāḷi")
+    assert "Mahāsatipaṭṭhānasutta" in styled(mn10_opening(), "chicago-author-date")
+    with pytest.raises(CiteError, match="unknown citation style 'no-such-style'"):
+        styled(mn10_opening(), "no-such-style")
+    with pytest.raises(CiteError, match="known: bibtex, ris, csl-json"):
+        export([mn10_opening()], "endnote")
+
+
+# ------------------------------------------------------------------ the verb on every surface
+
+
+@pytest.fixture(scope="module")
+def cite_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three real CST books and SuttaCentral's MN 10, indexed (a few seconds)."""
+    root = tmp_path_factory.mktemp("cite")
+    store = EmbeddedStore(root / "index")
+    assert ingest_cst(store, link_books(root / "cst", ("vin02a3.att", "s0503m.mul", "s0201m.mul"))).ok
+    sc = DATA / "suttacentral"
+    for rel in ("root/pli/ms/sutta/mn/mn10_root-pli-ms.json.gz", "_publication-v2.json.gz"):
+        (root / "sc" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "sc" / rel).symlink_to(sc / rel)
+    assert ingest_suttacentral(store, root / "sc").ok
+    store.close()
+    return root / "index"
+
+
+def test_cite_a_named_text_a_range_and_a_paragraph(cite_index: Path) -> None:
+    research = Research.open(cite_index)
+    whole = cite(research, "MN 10")
+    assert whole.reference == "MN 10" and whole.coordinate.startswith("cst/s0201m.mul/105-")
+    assert whole.pages["PTS"].startswith("M I 55–") and whole.citation.startswith("MN 10")
+    assert set(whole.styles) == {"apa", "mla"} and whole.export is None
+    ranged = cite(research, "cst/s0503m.mul/1-3", "ris", ["chicago"])
+    assert ranged.coordinate == "cst/s0503m.mul/1-3" and "CST paras 1–3 (PTS Ud 1–3" in ranged.citation
+    assert set(ranged.styles) == {"chicago"} and ranged.export and ranged.export.startswith("TY  - CHAP")
+    one = cite(research, "cst/vin02a3.att/102~2", "bibtex")
+    assert "~" not in one.citation and one.export and "coordinate = {cst/vin02a3.att/102~2}" in one.export
+    with pytest.raises(SearchError, match="unknown citation style"):
+        cite(research, "MN 10", styles=["nonesuch"])
+    item = research.get(["cst/s0201m.mul/106"]).items[0]
+    assert item.citations and "PTS M I 55–56" in item.citations.default and "MN 10" in item.citations.default
+
+
+def test_cite_over_http_mcp_and_the_cli(cite_index: Path) -> None:
+    client = TestClient(create_app(cite_index))
+    ok = client.get("/api/v3/cite", params={"coordinate": "cst/vin02a3.att/75", "format": "csl-json"})
+    assert ok.status_code == 200, ok.text
+    data = ok.json()["data"]
+    assert data["pages"]["PTS"] == "Sp VI 1159–1160" and json.loads(data["export"])[0]["id"] == "cst/vin02a3.att/75"
+    bad = client.get("/api/v3/cite", params={"coordinate": "cst/vin02a3.att/75", "format": "endnote"})
+    assert bad.status_code in (400, 422) and "bibtex|ris|csl-json" in bad.text
+    tool = Toolbox(Research.open(cite_index)).cite(coordinate="MN 10", format="bibtex")
+    assert tool["export"].startswith("@incollection{cst-s0201m.mul-105-")
+    cli = subprocess.run(
+        [sys.executable, "-m", "gantha.api.cli", "cite", "cst/s0201m.mul/106", "--format", "ris", "--index",
+         str(cite_index)],
+        capture_output=True, text=True, check=True,
+    )
+    assert cli.stdout.splitlines()[0] == "TY  - CHAP" and "N1  - MN 10; CST para 106; PTS M I 55–56" in cli.stdout

@@ -28,6 +28,7 @@ from gantha.research import (
     VersionsResult,
     WordResult,
 )
+from gantha.research.citing import CiteResult, cite
 from gantha.research.similar import MAX_SIMILAR_CHARS
 from gantha.search.errors import SearchError
 from gantha.search.present import HIT_FIELDS, compact
@@ -276,5 +277,33 @@ VERBS = (
         _similar,
         ("sentence",),
         tool="similar_sentences",
+    ),
+)
+
+
+class CiteParams(BaseModel):
+    coordinate: str = Field(
+        min_length=1,
+        max_length=200,
+        description="a paragraph (cst/s0305m.mul/1081), a range (cst/vin02m3.mul/75-110) or a named text (SN 56.11)",
+    )
+    format: str | None = Field(None, pattern="^(bibtex|ris|csl-json)$", description="an export: bibtex, ris, csl-json")
+    style: Names = Field(
+        default_factory=list,
+        description="reference-list styles: apa, mla, chicago, harvard or any CSL style id (default: apa, mla)",
+    )
+
+
+VERBS = (
+    *VERBS,
+    Verb(
+        "cite",
+        "Cite a passage, a range or a named text as a scholar writes it, or export it.\n\n"
+        "The reference (SN 56.11), book, chapter, CST paragraphs and the PTS and VRI pages it begins and "
+        "ends on (PTS S V 420–421); reference-list entries in CSL styles; format: a BibTeX, RIS or CSL-JSON entry.",
+        CiteParams,
+        CiteResult,
+        lambda r, p: cite(r, p.coordinate, p.format, p.style),
+        ("coordinate",),
     ),
 )

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from gantha.api.desk_render import show_collocates, show_concordance, show_profile
 from gantha.model import SearchResponse
 from gantha.research import (
     ChapterResult,
@@ -23,6 +24,7 @@ from gantha.research import (
     VersionsResult,
     WordResult,
 )
+from gantha.research.citing import CiteResult
 
 COMPOUNDS_SHOWN = 30  # compounds listed by `gantha forms` (all of them with --json)
 FORMS_SHOWN = 8  # forms of each derivative listed by `gantha forms`
@@ -279,6 +281,15 @@ def show_links(res: LinksResult) -> None:
         err.print(escape(note), highlight=False)
 
 
+def show_cite(res: CiteResult) -> None:
+    if res.export is not None:  # the export alone, ready to redirect into a file
+        out.print(res.export.rstrip("\n"), markup=False, highlight=False, soft_wrap=True)
+        return
+    out.print(res.citation, markup=False, highlight=False, soft_wrap=True)
+    for style, entry in res.styles.items():
+        out.print(f"[cyan]{escape(style)}[/cyan]: {escape(entry)}", highlight=False, soft_wrap=True)
+
+
 # each verb of :mod:`gantha.verbs` by name
 SHOW: dict[str, Callable[[Any], None]] = {
     "forms": show_forms,
@@ -291,4 +302,8 @@ SHOW: dict[str, Callable[[Any], None]] = {
     "links": show_links,
     "suggest": show_suggest,
     "similar": show_search,
+    "concordance": show_concordance,
+    "collocates": show_collocates,
+    "profile": show_profile,
+    "cite": show_cite,
 }

