@@ -565,3 +565,17 @@ def test_cite_over_http_mcp_and_the_cli(cite_index: Path) -> None:
         capture_output=True, text=True, check=True,
     )
     assert cli.stdout.splitlines()[0] == "TY  - CHAP" and "N1  - MN 10; CST para 106; PTS M I 55–56" in cli.stdout
+
+
+def test_another_corpus_names_no_edition_of_the_canon() -> None:
+    verse = Passage("bible", "43", "3.16", 3, "For God so loved the world", "", channel="kjv", language="en",
+                    book_title="John", chapter_title="3")
+    item = json.loads(export([source_of([verse])], "csl-json"))[0]
+    assert item == {"id": "bible/43/3.16", "type": "book", "title": "John", "language": "en", "section": "3.16",
+                    "note": "3.16"}
+    assert "Vipassana" not in bibtex(source_of([verse])) and styled(source_of([verse]), "apa")
+
+
+def test_books_holding_two_works_are_cited_by_the_one_the_pages_belong_to() -> None:
+    kkh = next(p for p in passages("vin04t.nrf") if any(k[0] == "P" for k in p.page_refs))
+    assert source_of([kkh]).pages["PTS"].startswith("Kkh ")

@@ -29,6 +29,8 @@ STYLE_NAMES = {
 }
 """Short names accepted for the CSL styles most asked for."""
 DEFAULT_STYLES = ("apa", "mla")
+LANGUAGES = {"pali": "pi", "en": "en", "english": "en", "zh": "zh", "chinese": "zh", "my": "my"}
+"""A passage's language as the ISO 639-1 code bibliographies take."""
 
 
 class CiteResult(BaseModel):
@@ -63,16 +65,22 @@ def source_of(passages: Sequence[Passage], named: TextRecord | None = None, whol
     if whole and named:
         coordinate = f"{first.corpus}/{first.book}/{named.first_para}-{named.last_para}"
     title = (named.pali_title if named else "") or _chapter(first.chapter_title) or first.book_title
+    edition: dict[str, str] = {}  # the CST's by default; another corpus names no edition it does not know
+    if first.corpus != "cst":
+        edition = {"edition": "", "publisher": "", "place": "", "language": LANGUAGES.get(first.language, "")}
     return Source(
         coordinate=coordinate,
         title=title,
         book_title=first.book_title,
         collection=_collection(first.path, first.book_title),
         reference=named.label if named else "",
-        paragraphs=paragraph_label([p.para for p in passages]),
+        paragraphs=paragraph_label([p.para for p in passages])
+        if first.corpus == "cst"
+        else first.para + (f"–{last.para}" if last is not first else ""),
         pages=edition_pages(first.book, [p.para for p in passages], [p.page_refs for p in passages])
         if first.corpus == "cst"
         else {},
+        **edition,
     )
 
 
@@ -86,14 +94,17 @@ def scholar_citation(source: Source, passage: Passage, named: TextRecord | None)
 
 
 @lru_cache(maxsize=4096)
-def _entry(title: str, book_title: str, collection: str, style: str) -> str:
-    return styled(Source(book_title, title, book_title, collection), STYLE_NAMES.get(style, style))
+def _entry(bare: tuple[str, ...], style: str) -> str:
+    title, book_title, collection, edition, publisher, place, language = bare
+    source = Source(book_title, title, book_title, collection, edition=edition, publisher=publisher, place=place)
+    return styled(replace(source, language=language), STYLE_NAMES.get(style, style))
 
 
 def reference_entry(source: Source, style: str) -> str:
     """A reference-list entry in a CSL style (``apa``, ``mla``, any CSL style id), remembered for the sources
-    that differ only in their locators: the paragraphs of one chapter share their entry."""
-    return _entry(source.title, source.book_title, source.collection, style)
+    that differ only in their locators (the styles print none): the paragraphs of one chapter share it."""
+    s = source
+    return _entry((s.title, s.book_title, s.collection, s.edition, s.publisher, s.place, s.language), style)
 
 
 def cite(research: Any, coordinate: str, fmt: str | None = None, styles: Sequence[str] = ()) -> CiteResult:

@@ -59,29 +59,29 @@ class Source:
 
 
 def csl_item(source: Source) -> dict[str, Any]:
-    """The CSL-JSON item of a source: a ``chapter`` of its book, or the ``book`` when the whole is cited."""
+    """The CSL-JSON item of a source: a ``chapter`` of its book, or the ``book`` when the whole is cited.
+
+    The edition's publisher stands as its (corporate) author: the canon names none, and a style given no
+    author puts the title in its place and prints it twice.
+    """
     whole = not source.title or source.title == source.book_title
     item: dict[str, Any] = {
         "id": source.coordinate,
         "type": "book" if whole else "chapter",
         "title": source.book_title if whole else source.title,
+        "container-title": "" if whole else source.book_title,
+        "collection-title": "" if source.collection == source.book_title else source.collection,
         "edition": source.edition,
         "publisher": source.publisher,
         "publisher-place": source.place,
         "language": source.language,
-        "author": [{"literal": source.publisher}],
+        "section": source.paragraphs,
+        "note": source.note,
+        "URL": source.url,
     }
-    if not whole:
-        item["container-title"] = source.book_title
-    if source.collection and source.collection != source.book_title:
-        item["collection-title"] = source.collection
-    if source.paragraphs:
-        item["section"] = source.paragraphs
-    if source.note:
-        item["note"] = source.note
-    if source.url:
-        item["URL"] = source.url
-    return item
+    if source.publisher:
+        item["author"] = [{"literal": source.publisher}]
+    return {k: v for k, v in item.items() if v}
 
 
 def csl_json(sources: list[Source]) -> str:
@@ -109,10 +109,10 @@ def bibtex(source: Source) -> str:
         "title": item["title"],
         "booktitle": item.get("container-title", ""),
         "series": item.get("collection-title", ""),
-        "edition": item["edition"],
-        "publisher": item["publisher"],
-        "address": item["publisher-place"],
-        "language": "pali",
+        "edition": item.get("edition", ""),
+        "publisher": item.get("publisher", ""),
+        "address": item.get("publisher-place", ""),
+        "language": {"pi": "pali", "en": "english", "zh": "chinese"}.get(source.language, source.language),
         "chapter": item.get("section", ""),
         "note": item.get("note", ""),
         "url": item.get("URL", ""),
@@ -123,7 +123,8 @@ def bibtex(source: Source) -> str:
     lines = [
         f"  {name} = {{{value if name in raw else _bibtex_value(value)}}}" for name, value in fields.items() if value
     ]
-    lines.insert(1, f"  author = {{{{{_bibtex_value(source.publisher)}}}}}")  # braced: a corporate author
+    if source.publisher:  # braced: a corporate author
+        lines.insert(1, f"  author = {{{{{_bibtex_value(source.publisher)}}}}}")
     body = ",\n".join(lines)
     return f"@{kind}{{{source.key},\n{body}\n}}\n"
 
@@ -141,10 +142,10 @@ def ris(source: Source) -> str:
         ("TI", item["title"]),
         ("T2", item.get("container-title", "")),
         ("T3", item.get("collection-title", "")),
-        ("ET", item["edition"]),
-        ("PB", item["publisher"]),
-        ("CY", item["publisher-place"]),
-        ("LA", item["language"]),
+        ("ET", item.get("edition", "")),
+        ("PB", item.get("publisher", "")),
+        ("CY", item.get("publisher-place", "")),
+        ("LA", item.get("language", "")),
         ("SE", item.get("section", "")),
         ("N1", item.get("note", "")),
         ("UR", item.get("URL", "")),

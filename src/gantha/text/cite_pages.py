@@ -39,7 +39,7 @@ class PtsWork:
 _WORKS: tuple[tuple[str, str, Style], ...] = (
     (r"vin0[12]m", "Vin", "volume"),
     (r"vin0[12]a", "Sp", "volume"),
-    (r"vin04t", "Pātim", "page"),
+    (r"vin04t", "Kkh", "page"),  # its PTS pages are those of the Kaṅkhāvitaraṇī it holds
     (r"s01\d\dm", "D", "volume"),
     (r"s01\d\da", "Sv", "volume"),
     (r"s01\d\dt", "Sv-pṭ", "volume"),
@@ -75,9 +75,9 @@ _WORKS: tuple[tuple[str, str, Style], ...] = (
     (r"s0512a", "Cp-a", "page"),
     (r"s051[34]", "Ja", "volume"),
     (r"s0515m", "Nidd I", "page"),  # paginated through its two parts
-    (r"s0515a", "Nidd-a I", "volume"),
+    (r"s0515a", "Nidd-a", "volume"),  # Saddhammapajjotikā I–II
     (r"s0516m", "Nidd II", "page"),
-    (r"s0516a", "Nidd-a II", "page"),
+    (r"s0516a", "Nidd-a III", "page"),  # Saddhammapajjotikā III (the CST marks no volume)
     (r"s0517m", "Paṭis", "volume"),
     (r"s0517a", "Paṭis-a", "volume"),
     (r"s0518m", "Mil", "page"),
@@ -93,7 +93,7 @@ _WORKS: tuple[tuple[str, str, Style], ...] = (
     (r"abh03m[456]\.", "Yam", "volume"),
     (r"abh03m(?:[789]|1[01])\.", "Paṭṭh", "volume"),
     (r"abh03a", "Pañc-a", "page"),
-    (r"abh06t", "Abhidh-s", "page"),
+    (r"abh06t", "Abhidh-av", "page"),  # its PTS pages are those of the Abhidhammāvatāra
     (r"e010[12]n", "Vism", "page"),
 )
 
