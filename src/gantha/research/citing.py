@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -21,6 +21,9 @@ from gantha.model import Passage, TextRecord
 from gantha.search.errors import SearchError
 from gantha.text.cite_export import FORMATS, CiteError, Source, export, styled
 from gantha.text.cite_pages import cited_pages, edition_pages, paragraph_label
+
+if TYPE_CHECKING:
+    from gantha.research import Research
 
 STYLE_NAMES = {
     "mla": "modern-language-association",
@@ -107,12 +110,9 @@ def reference_entry(source: Source, style: str) -> str:
     return _entry((s.title, s.book_title, s.collection, s.edition, s.publisher, s.place, s.language), style)
 
 
-def cite(research: Any, coordinate: str, fmt: str | None = None, styles: Sequence[str] = ()) -> CiteResult:
+def cite(research: Research, coordinate: str, fmt: str | None = None, styles: Sequence[str] = ()) -> CiteResult:
     """A paragraph, a range (``cst/vin02m3.mul/75-110``) or a named text (``SN 56.11``, the whole text) cited:
-    the scholar's form, reference-list entries in ``styles`` (default APA and MLA) and the export ``fmt``.
-
-    ``research``: a :class:`gantha.research.Research`.
-    """
+    the scholar's form, reference-list entries in ``styles`` (default APA and MLA) and the export ``fmt``."""
     if fmt is not None and fmt not in FORMATS:
         raise SearchError("invalid_parameter", f"unknown export format {fmt!r}; known: {', '.join(FORMATS)}")
     passages, label = research._linked_span(coordinate)

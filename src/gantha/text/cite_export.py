@@ -113,7 +113,6 @@ def bibtex(source: Source) -> str:
         "publisher": item.get("publisher", ""),
         "address": item.get("publisher-place", ""),
         "language": {"pi": "pali", "en": "english", "zh": "chinese"}.get(source.language, source.language),
-        "chapter": item.get("section", ""),
         "note": item.get("note", ""),
         "url": item.get("URL", ""),
         "coordinate": source.coordinate,
