@@ -23,6 +23,7 @@ from pathlib import Path
 from gantha.corpus.files import SourceError, logical_name, read_text
 from gantha.model import ChannelInfo, Passage, TextRecord
 from gantha.text.align import ParagraphStream, align
+from gantha.text.pali import fold
 
 ROOT_CHANNEL = ChannelInfo(
     name="pli-ms",
@@ -40,13 +41,34 @@ COLLECTIONS: dict[str, str] = {
     "mn": r"^s02\d\dm",
     "sn": r"^s03\d\dm",
     "an": r"^s04\d\dm",
-    "kn": r"^s05\d\dm",
+    # the Khuddaka books one by one: each text is looked for in its own book (the "Namo tassa" and the
+    # verses that open several books would otherwise draw a text into another)
+    "kn-kp": r"^s0501m",
+    "kn-dhp": r"^s0502m",
+    "kn-ud": r"^s0503m",
+    "kn-iti": r"^s0504m",
+    "kn-snp": r"^s0505m",
+    "kn-vv": r"^s0506m",
+    "kn-pv": r"^s0507m",
+    "kn-thag": r"^s0508m",
+    "kn-thig": r"^s0509m",
+    "kn-ap": r"^s0510m",  # the Therāpadāna and the Therīapadāna share its two volumes
+    "kn-bv": r"^s0511m",
+    "kn-cp": r"^s0512m",
+    "kn-ja": r"^s051[34]m",
+    "kn-mnd": r"^s0515m",
+    "kn-cnd": r"^s0516m",
+    "kn-ps": r"^s0517m",
+    "kn-mil": r"^s0518m",
+    "kn-ne": r"^s0519m",
+    "kn-pe": r"^s0520m",
     "vinaya-parajika": r"^vin01m",  # the bhikkhus' pārājika … nissaggiya rules
     "vinaya-pacittiya": r"^vin02m1",  # their pācittiya … adhikaraṇasamatha rules, the bhikkhunīs' vibhaṅga
     "vinaya-mahavagga": r"^vin02m2",  # Khandhakas 1–10
     "vinaya-cullavagga": r"^vin02m3",  # Khandhakas 11–22
     "vinaya-parivara": r"^vin02m4",
 }
+KN_BOOKS = {"tha-ap": "ap", "thi-ap": "ap"}  # SuttaCentral's Khuddaka folders held by one collection
 # texts whose Pali stands inside another CST text: the Pātimokkha rules are in the Vibhaṅga
 NOT_SEPARATE = re.compile(r"^pli-tv-b[ui]-pm$")
 _KIND = re.compile(r"^(?P<text>[^_]+)_(?P<kind>root|translation|reference)(?:-(?P<rest>.+))?\.json$")
@@ -111,7 +133,10 @@ def _collection(rel: Path, uid: str) -> str | None:
         return _vinaya_book(uid)
     if "sutta" in parts:
         i = parts.index("sutta")
-        return parts[i + 1] if i + 1 < len(parts) and parts[i + 1] in COLLECTIONS else None
+        name = parts[i + 1] if i + 1 < len(parts) else ""
+        if name == "kn" and i + 2 < len(parts):
+            name = f"kn-{KN_BOOKS.get(parts[i + 2], parts[i + 2])}"
+        return name if name in COLLECTIONS else None
     return None
 
 
@@ -184,6 +209,12 @@ def names(path: Path) -> dict[str, tuple[str, str]]:
             entry = out.setdefault(uid, ["", ""])
             entry[1 if english else 0] = entry[1 if english else 0] or value.strip()
     return {uid: (v[0], v[1]) for uid, v in out.items()}
+
+
+def is_title(segment_id: str) -> bool:
+    """Whether a segment is a heading: ``mn10:0.2`` (titles), ``dhp183:0`` (a verse's story)."""
+    section = segment_id.partition(":")[2]
+    return section == "0" or section.startswith("0.")
 
 
 def segment_uid(segment_id: str) -> str:
@@ -296,7 +327,7 @@ def align_collection(
             translated = any(t.get(sid, "").strip() for _, t in translations)
             coverage.segments += 1
             coverage.translated += translated
-            if sid.partition(":")[2].startswith("0."):  # titles: the last one names the text
+            if is_title(sid):  # titles: the last one names the text
                 for key, source in (("pali", segments), *((c.language, t) for c, t in translations)):
                     if source.get(sid, "").strip():
                         headings.setdefault(segment_uid(sid), {})[key] = source[sid].strip()
@@ -305,7 +336,7 @@ def align_collection(
                 continue
             coverage.placed += 1
             coverage.translated_placed += translated
-            title = sid.partition(":")[2].startswith("0.")
+            title = is_title(sid)
             spans.setdefault(segment_uid(sid), ([], []))[title].append(para)
             book = paragraphs[para].book
             for channel, source in ((ROOT_CHANNEL, segments), *translations):
@@ -357,6 +388,20 @@ def _aligned_passage(original: Passage, channel: ChannelInfo, text: str) -> Pass
     )
 
 
+def _bare_number(p: Passage) -> bool:
+    """Whether a paragraph is a CST number and nothing else (the ``hangnum`` before a verse: ``1.``)."""
+    return bool(re.fullmatch(r"\d+(?:-\d+)?(?:~\d+)?", p.para)) and not re.search(r"[^\W\d_]", p.text)
+
+
+def _pali_name(listed: str, heading: str) -> str:
+    """A text's Pali name: its own heading where that names a sutta (the name files slip: ``mn10`` is listed as
+    the Mahāsatipaṭṭhānasutta, its heading says Satipaṭṭhānasutta), else the name listed, else the heading."""
+    own = _clean_title(heading)
+    if re.search(r"sutta(nta)?$", fold(own)):
+        return own
+    return _clean_title(listed or heading)
+
+
 def _clean_title(title: str) -> str:
     return re.sub(r"^[\d.\s]+", "", title).strip()
 
@@ -364,7 +409,10 @@ def _clean_title(title: str) -> str:
 def _text_record(
     uid: str, paras: list[int], paragraphs: list[Passage], titles: dict, headings: dict[str, str]
 ) -> TextRecord:
-    first, last = paragraphs[min(paras)], paragraphs[max(paras)]
+    lead = min(paras)
+    while lead > 0 and _bare_number(paragraphs[lead - 1]) and paragraphs[lead - 1].book == paragraphs[lead].book:
+        lead -= 1  # the paragraph that holds only the text's number ("1.", a verse's) opens it
+    first, last = paragraphs[lead], paragraphs[max(paras)]
     pali, english = titles.get(uid, ("", ""))
     return TextRecord(
         uid=uid,
@@ -376,5 +424,5 @@ def _text_record(
         first_seq=first.seq,
         last_seq=last.seq if last.book == first.book else first.seq,
         title=_clean_title(english or headings.get("en", "")),  # the collection's name for it, else its heading
-        pali_title=_clean_title(pali or headings.get("pali", "")),
+        pali_title=_pali_name(pali, headings.get("pali", "")),
     )

@@ -39,7 +39,7 @@ def divisions_of(book: str) -> tuple[str, ...]:
         return ()
     if collection.startswith("vinaya"):
         return ("pli-tv-",)
-    if collection == "kn":
+    if collection.startswith("kn"):
         return ("kp", "dhp", "ud", "iti", "snp", "vv", "pv", "thag", "thig", "ja", "tha-ap", "thi-ap", "bv", "cp")
     return (collection,)
 

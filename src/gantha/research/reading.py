@@ -8,21 +8,22 @@ import re
 from pydantic import BaseModel, Field
 
 from gantha.model import (
-    Coordinate,
     CoordinateError,
     Passage,
     TextRecord,
 )
 from gantha.research.citing import passage_citations
+from gantha.research.resolver import Resolver, Span
 from gantha.search.plan import refuse_unknown
 from gantha.search.service import SearchError
 from gantha.text.inflect import analyse, grammar_short
 from gantha.text.pali import WORD_RE, canon
-from gantha.text.refs import covering_uid, parse_text_ref
+from gantha.text.refs import parse_text_ref
 from gantha.text.sentences import SENTENCE_SUFFIX
 from gantha.text.sentences import split as split_sentences
 
 MAX_COORDINATES = 100
+SPAN_PARAGRAPHS = 25  # paragraphs ``get`` returns of a text, a range or a page (``chapter`` reads one whole)
 
 
 class Token(BaseModel):
@@ -58,6 +59,7 @@ class GetItem(BaseModel):
 
 class GetResult(BaseModel):
     items: list[GetItem]
+    notes: list[str] = Field(default_factory=list)  # a span cut at SPAN_PARAGRAPHS, and how to read it whole
 
 
 def chapter_name(title: str) -> str:
@@ -88,32 +90,36 @@ class ReadingVerbs:
                     break
         return Token(surface=surface, lemma=lemma, grammar=grammar, pos=pos)
 
-    def named(self, reference: str) -> TextRecord | None:
-        """The named text (sutta, rule) a reference such as ``MN 10``, ``sn56.11`` or ``Dhp 183`` points to.
+    def resolver(self) -> Resolver:
+        """The resolver of references over this index (made once)."""
+        resolver = getattr(self, "_resolver", None)
+        if resolver is None or resolver.store is not self.store:
+            titles = getattr(self, "titles", None)
+            named = (lambda q: [n.key for n in titles().named(q) if n.kind == "text"]) if titles else None
+            resolver = self._resolver = Resolver(self.store, getattr(self, "_locate", None), named)
+        return resolver
 
-        Raises SearchError when the reference is well formed but names nothing in the index.
+    def reference(self, reference: str) -> Span:
+        """The span of paragraphs any form of reference names (:mod:`gantha.research.resolver`)."""
+        return self.resolver().span(reference)
+
+    def named(self, reference: str) -> TextRecord | None:
+        """The named text (sutta, rule) or the span (a range, an outline node, a page, a cited passage) a reference
+        points to; None for a single paragraph, a book or a form that names none.
+
+        Raises SearchError when the reference is a well-formed sutta reference that names nothing in the index.
         """
-        uid = parse_text_ref(reference)
-        if uid is None:
-            return None
-        record = self.store.text(uid)
-        if record is None and (m := re.match(r"^(.*?)\d+$", uid)):
-            ranges = [r.uid for r in self.store.texts(m.group(1))]
-            found = covering_uid(uid, ranges)
-            record = self.store.text(found) if found else None
-        if record is None:
-            raise SearchError(
-                "not_found",
-                f"{reference!r} ({uid}) is not among the indexed texts: ingest the SuttaCentral texts "
-                "(`gantha ingest suttacentral PATH`) to resolve sutta references",
-            )
-        return record
+        try:
+            span = self.reference(reference)
+        except SearchError:
+            if "/" in reference or parse_text_ref(reference) is None:
+                return None
+            raise
+        return span.as_record() if span.kind == "text" or not span.single else None
 
     def resolve(self, text: str) -> str:
-        """A coordinate as written, or the first paragraph of the named text a reference (``MN 10``) points to."""
-        if record := self.named(text):
-            return f"{record.corpus}/{record.book}/{record.first_para}"
-        return str(Coordinate.parse(text))
+        """The coordinate of the first paragraph a reference names (a coordinate as written)."""
+        return self.reference(text).coordinate
 
     def citations(self, p: Passage) -> Citations:
         """The paragraph as a scholar cites it (the pages it begins and ends on), and its APA and MLA entries."""
@@ -131,22 +137,19 @@ class ReadingVerbs:
             refuse_unknown(self.store, {"channel": channels})
         parsed: list[str] = []
         items: list[GetItem] = []
-        with_translations: set[str] = set()  # coordinates asked for by a sutta reference: English shown too
+        notes: list[str] = []
         for c in coordinates:
             try:
-                parsed.append(self.resolve(c))
-                if parse_text_ref(c):
-                    with_translations.add(parsed[-1])
+                parsed += self._spanned(self.reference(c), notes)
             except (CoordinateError, SearchError) as exc:
-                parsed.append("")
                 items.append(
                     GetItem(coordinate=c, channel=(channels or ["pali"])[0], status="not_found", message=str(exc))
                 )
-        valid = [c for c in parsed if c]
+        valid = list(dict.fromkeys(c for c in parsed if c))
         sentences = {c: m for c in valid if (m := SENTENCE_SUFFIX.match(c.rsplit("/", 1)[1]))}
         paragraph_of = {c: (c.rsplit("/", 1)[0] + "/" + m.group("para")) for c, m in sentences.items()}
         valid = [paragraph_of.get(c, c) for c in valid]
-        wanted = {c: channels or self._default_channels(c, c in with_translations) for c in valid}
+        wanted = {c: channels or self._default_channels(c) for c in valid}
         needed = {ch for chs in wanted.values() for ch in chs} | (
             {"pali"} if any(c.startswith("cst/") for c in valid) else set()
         )  # the Pali says a CST coordinate exists
@@ -208,16 +211,27 @@ class ReadingVerbs:
                         item.status, item.text, item.display = "not_found", None, None
                         item.message = f"no sentence {k} in {paragraph_of[c]} ({len(parts)} sentences)"
                     break
-        return GetResult(items=items)
+        return GetResult(items=items, notes=notes)
 
-    def _default_channels(self, coordinate: str, translations: bool = False) -> list[str]:
+    def _spanned(self, span: Span, notes: list[str]) -> list[str]:
+        """The coordinates ``get`` returns for a span: a coordinate as written; the paragraphs of a text, a range
+        or a page that hold text (a verse's bare number left out), at most :data:`SPAN_PARAGRAPHS`."""
+        if span.kind == "coordinate":
+            return [span.coordinate]
+        passages = self.store.book_passages(span.corpus, span.book, span.channel, (span.first_seq, span.last_seq))
+        shown = [p for p in passages if p.text.strip()] or passages[:1]
+        if len(shown) > SPAN_PARAGRAPHS:
+            notes.append(
+                f"{span.label or span.reference} runs over {len(shown)} paragraphs ({span.first}–{span.last}); "
+                f"the first {SPAN_PARAGRAPHS} here: `chapter {span.reference}` reads it whole"
+            )
+            shown = shown[:SPAN_PARAGRAPHS]
+        return [p.coordinate for p in shown] or [span.coordinate]
+
+    def _default_channels(self, coordinate: str) -> list[str]:
         corpus, _, rest = coordinate.partition("/")
-        if corpus == "cst":  # the original; with its translations when asked by a sutta reference
-            if not translations:
-                return ["pali"]
-            book = rest.rpartition("/")[0]
-            records = self.store.channels(corpus, book)
-            return ["pali", *sorted({r.channel.name for r in records if r.channel.type == "translation"})]
+        if corpus == "cst":  # the original only: translations when asked for
+            return ["pali"]
         book = rest.rpartition("/")[0]
         return [r.channel.name for r in self.store.channels(corpus, book)] or ["pali"]
 

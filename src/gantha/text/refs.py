@@ -143,28 +143,43 @@ def _roman_or_int(text: str) -> int | None:
     return total
 
 
+def _cited_works() -> None:
+    """Every abbreviation a citation prints (:mod:`gantha.text.cite_pages`: ``Sv-pṭ``, ``Pj I``, ``Nidd-a III``)
+    is read back: added to :data:`PTS_BOOKS` where that table does not name it already."""
+    from gantha.text.cite_pages import _WORKS  # the citations' table of PTS abbreviations (one source for both)
+
+    for pattern, abbreviation, _style in _WORKS:
+        PTS_BOOKS.setdefault(fold(abbreviation).lower(), pattern)
+
+
+_cited_works()
+PTS_BOOKS_CASED = {"Sn": r"s0505m"}  # as written: the Suttanipāta (PTS "Sn"), not the Saṃyutta ("SN", "S")
+_PAGE_RANGE = re.compile(r"(\d)\s*[–-]\s*(?:[IVXL]+\s+)?\d+\s*$")  # 420–421, IV 400 – V 2: the first page
+
+
 def parse_page_ref(text: str) -> PageRef:
-    """Parse any accepted form of page reference; raise PageRefError otherwise."""
-    raw = " ".join(text.strip().split())
+    """Parse any accepted form of page reference (a range of pages: its first); raise PageRefError otherwise."""
+    raw = _PAGE_RANGE.sub(r"\1", " ".join(text.strip().split()))
     if m := _LETTER_FORM.match(raw):
         return PageRef(m.group(1).upper(), int(m.group(2)), int(m.group(3)))
     if m := _NAMED_FORM.match(raw):
         return PageRef(_EDITION_WORDS[m.group(1).lower()], int(m.group(2)), int(m.group(3)))
-    tokens = fold(raw).replace(".", " ").replace(",", " ").split()
-    if tokens and tokens[0] == "pts":
-        tokens = tokens[1:]
+    words = raw.split()
+    if words and words[0].lower() == "pts":
+        words = words[1:]
+    tokens = [t for t in fold(" ".join(words)).replace(".", " ").replace(",", " ").split() if t not in ("p", "pp")]
     # the abbreviation may be two words ("nidd ii"); the last two tokens are volume and page,
     # or only the page for one-volume books
     for abbr_len in (2, 1):
         abbr = " ".join(tokens[:abbr_len])
         rest = tokens[abbr_len:]
-        if abbr not in PTS_BOOKS or not rest or not rest[-1].isdigit() or len(rest) > 2:
+        books = PTS_BOOKS_CASED.get(" ".join(words[:abbr_len])) or PTS_BOOKS.get(abbr)
+        if books is None or not rest or not rest[-1].isdigit() or len(rest) > 2:
             continue
         volume = _roman_or_int(rest[0]) if len(rest) == 2 else 0
         if volume is None:
             continue
-        label = raw.split()[1 if raw.lower().startswith("pts ") else 0]
-        return PageRef("P", volume, int(rest[-1]), books=PTS_BOOKS[abbr], label=label)
+        return PageRef("P", volume, int(rest[-1]), books=books, label=" ".join(words[:abbr_len]))
     raise PageRefError(text)
 
 
@@ -206,7 +221,8 @@ def citation_pages(page_refs: list[str], page_starts: list[str]) -> dict[str, st
 
 # --- references to named texts (suttas, Vinaya rules) --------------------------------------------
 
-# what scholars write before the number → SuttaCentral's uid prefix
+# what scholars write before the number (folded, lower case) → the uid prefix of the texts it numbers; a
+# corpus of its own adds its lines here (the texts' records say which corpus holds them)
 TEXT_PREFIXES: dict[str, str] = {
     **{k: "dn" for k in ("dn", "d", "digha")},
     **{k: "mn" for k in ("mn", "m", "majjhima")},
@@ -239,12 +255,26 @@ TEXT_PREFIXES: dict[str, str] = {
         for who in ("bu", "bi")
         for rule in ("pj", "ss", "ay", "np", "pc", "pd", "sk", "as")
     },
+    # the Chinese Āgamas (corpus agama): MA 200, SA 379, DA 2, EA 12.1, as SuttaCentral's uids
+    **{k: k for k in ("da", "ma", "sa", "ea")},
+}
+# the Āgamas by Taishō number: T 26 no. 200, T26.200, T99 n. 379 → ma200, sa379
+TAISHO = {1: "da", 26: "ma", 99: "sa", 125: "ea"}
+_TAISHO_REF = re.compile(r"^\s*t\.?\s*(?P<collection>\d+)\s*(?:,|\.|no\.?|n\.?|#)\s*(?P<number>\d+(?:\.\d+)?)\s*$")
+# scholars' forms that count by the CST paragraph number (the commentaries' abbreviation of the same work in
+# ``gantha/data/citations.tsv``, whose numbering they follow). The Dhammasaṅgaṇī is cited by its sections, which
+# the CST numbers; the other books without SuttaCentral numbers are cited by PTS page (``Vibh 25``, ``Vism 50``,
+# ``Mil 25``: :data:`PTS_BOOKS`) and by the commentaries' forms (``vibha. 25``: the CST paragraph)
+CST_NUMBERED: dict[str, str] = {
+    "dhs": "dha. sa.",
 }
 _TEXT_REF = re.compile(r"^\s*(?P<prefix>[a-z]+(?:[ -][a-z]+)?)\.?\s*(?P<number>\d+(?:\.\d+)*(?:-\d+)?)\s*$")
 
 
 def parse_text_ref(text: str) -> str | None:
     """``MN 22`` / ``mn22`` / ``SN 56.11`` / ``Snp 1.8`` / ``Dhp 183`` / ``Kd 12`` → SuttaCentral uid, else None."""
+    if (t := _TAISHO_REF.match(fold(text))) and int(t.group("collection")) in TAISHO:
+        return TAISHO[int(t.group("collection"))] + t.group("number")
     m = _TEXT_REF.match(fold(text))
     if not m:
         return None
