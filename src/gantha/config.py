@@ -52,7 +52,7 @@ class Settings(BaseSettings):
         "background, so that first searches find them ready (0: never)",
     )
     vector_corpora: str = Field(
-        "cst:en,bible,md", description="corpora (or corpus:channel) that get vectors, comma-separated"
+        "cst:en,agama,bible,md", description="corpora (or corpus:channel) that get vectors, comma-separated"
     )
     taxonomy: Path | None = Field(
         None, description="YAML taxonomy of topics (categories with descriptions and examples); default: the canon's"

@@ -17,8 +17,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gantha.corpus import bible, blurbs, cst, dictionary, markdown, myanmar, parallels, suttacentral, wikipali
+from gantha.corpus import (
+    agama,
+    agama_marks,
+    bible,
+    blurbs,
+    cst,
+    dictionary,
+    markdown,
+    myanmar,
+    parallels,
+    suttacentral,
+    wikipali,
+)
 from gantha.corpus.files import SourceError
+from gantha.links import agama as agama_links
 from gantha.links import build as links
 from gantha.links.facts import gather, pack
 from gantha.model import BookInfo, ChannelInfo, Passage
@@ -47,6 +60,7 @@ class IngestSummary:
     links: dict | None = None  # the links rebuilt after this source (gantha.links.build.LinkSummary)
     embedded: dict | None = None  # the vectors refreshed after this source (summary of the embedding)
     topics: dict | None = None  # the topics refreshed after it (gantha.topics.ClassifySummary)
+    parallels: dict | None = None  # parallels read from the source's own marks (gantha.links.agama.MarkReport)
 
     @property
     def ok(self) -> bool:
@@ -522,6 +536,41 @@ def ingest_bible(store: Store, path: Path, *, force: bool = False, progress: Pro
         _replace_book(store, summary, info, bf.channel, list(verses), _signature(bf.path), str(bf.path))
 
     return _file_by_file(store, summary, found, handle, progress, started)
+
+
+def ingest_agama(store: Store, path: Path, *, force: bool = False, progress: Progress | None = None) -> IngestSummary:
+    """Ingest the four Āgamas (one book each, a named text per sūtra) and link each sūtra to its Pali parallels
+    from the editor's marks (``raw/``), both ways; marks that name nothing indexed are reported."""
+    started = time.perf_counter()
+    summary = IngestSummary("agama", str(path))
+    found = agama.files(path)
+    if not found:
+        summary.skipped.append({"item": str(path), "reason": "no Āgama files (agmd/agmm/agms/agmu-lca.md) found"})
+    folder = path if path.is_dir() else path.parent
+    marks = agama_marks.read_marks(folder)
+    store.fix_chinese_terms(_chinese_terms(store))
+
+    def handle(f: Path) -> None:
+        collection = agama.collection_of(f)
+        assert collection is not None
+        signature = _signature(f, *sorted(folder.glob("raw/agmu-lca.txt*")))
+        if _unchanged(store, agama.CORPUS, collection.book, agama.CHANNEL.name, signature, force):
+            summary.unchanged += 1
+            return
+        book = agama.read_book(f)
+        summary.skipped += book.skipped
+        passages = agama.passages(book)
+        _replace_book(store, summary, agama.book_info(collection), agama.CHANNEL, passages, signature, str(f))
+        names = marks.ea_names if collection.book == "ea" else {}
+        store.set_texts(f"agama-{collection.book}", agama.text_records(book, passages, names))
+
+    _file_by_file(store, summary, found, handle, progress, started)
+    rows, report = agama_links.editor_links(marks.marks, store.texts())
+    store.replace_links([agama_links.KIND], rows)
+    summary.parallels = report.as_dict()
+    summary.details += [{"item": f"{s} 【{m}】", "reason": why} for s, m, why in report.unresolved]
+    summary.seconds = round(time.perf_counter() - started, 2)
+    return summary
 
 
 def ingest_markdown(

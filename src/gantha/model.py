@@ -247,6 +247,15 @@ class Aside(BaseModel):
     snippet: str
 
 
+class ParallelRef(BaseModel):
+    """A parallel of a hit's text in the other canon (an Āgama sūtra's Pali sutta, a sutta's Āgama sūtra)."""
+
+    reference: str  # MN 63, MA 221
+    coordinate: str  # its first paragraph
+    title: str | None = None  # 箭喻經, Cūḷamālukyasutta
+    source: str  # who lists it
+
+
 class Hit(BaseModel):
     rank: int
     coordinate: str
@@ -276,6 +285,7 @@ class Hit(BaseModel):
     sutta_title_zh: str | None = None  # its Chinese title, where SuttaCentral gives one: "诸天相应"
     sutta_summary: str | None = None  # SuttaCentral's blurb of it, where it has one
     translations: list[Aside] = Field(default_factory=list)  # semantic and hybrid: the English beside the Pali
+    parallels: list[ParallelRef] | None = None  # the text's parallels in the other canon (Pali ↔ Āgama)
     _passage: Passage | None = PrivateAttr(default=None)  # the passage shown, kept for the response (not sent)
 
     @property

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gantha.ingest import (
+    ingest_agama,
     ingest_bible,
     ingest_cst,
     ingest_markdown,
@@ -48,6 +49,7 @@ SOURCES: dict[str, Source] = {
         Source("myanmar", "myanmar", ingest_myanmar, corpus="cst"),
         Source("suttacentral", "suttacentral", ingest_suttacentral, corpus="cst", vectors="cst"),
         Source("parallels", "suttacentral/relationship", ingest_parallels, corpus="cst"),
+        Source("agama", "agama", ingest_agama, corpus="agama", vectors="agama"),
         Source("bible", "bible", ingest_bible, corpus="bible", vectors="bible"),
         Source("markdown", "", ingest_markdown, corpus="md", vectors="md", uploads=(".md", ".markdown", ".txt")),
     )

@@ -138,7 +138,7 @@ class LinkVerbs:
             return span, None
         p = self._pali(coordinate)
         if named := self.named(coordinate):
-            passages = self.store.book_passages(p.corpus, p.book, "pali", (named.first_seq, named.last_seq))
+            passages = self.store.book_passages(p.corpus, p.book, p.channel, (named.first_seq, named.last_seq))
             if len(passages) > MAX_PARAGRAPHS:
                 raise SearchError(
                     "too_many",
@@ -274,16 +274,20 @@ class LinkVerbs:
         for p in passages:
             if (t := self.store.text_at(p.corpus, p.book, p.seq)) is not None:
                 texts.setdefault(t.uid, (t, p.coordinate))
-        items = []
+        items: list[LinkItem] = []
+        listed: set[tuple[str, str]] = set()
         for r in sorted(
-            self.store.links_from(list(texts), "curated"),
+            self.store.links_from(list(texts), "curated") + self.store.links_from(list(texts), "editor"),
             key=lambda r: (self.store.text(r.dst.split("#")[0]) is None, -r.weight, r.dst),
         ):
             _, of = texts[r.src]
             uid = r.dst.split("#")[0]
+            if (uid, of) in listed:  # listed by both SuttaCentral and the Āgamas' editor: once
+                continue
+            listed.add((uid, of))
             target = self.store.text(uid)
             where = f" (§{r.dst.split('#', 1)[1]})" if "#" in r.dst else ""
-            reason = f"SuttaCentral lists it as a {r.note}{where}"
+            reason = f"SuttaCentral lists it as a {r.note}{where}" if r.kind == "curated" else f"{r.note}"
             if target:
                 coordinate = f"{target.corpus}/{target.book}/{target.first_para}"
                 items.append(

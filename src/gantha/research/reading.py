@@ -193,7 +193,7 @@ class ReadingVerbs:
                     notes=p.notes,
                     bold=p.bold,
                 )
-                if ch == "pali":
+                if p.primary:  # an original (the Pali, an Āgama's Chinese): cited
                     item.citations = self.citations(p)
                     if tokens:
                         item.tokens = [self._analyse(m.group()) for m in WORD_RE.finditer(p.text)]

@@ -42,6 +42,9 @@ def mark_positions(
     return marked
 
 
+CHARACTERS_PER_WORD = 3  # a Chinese snippet: this many characters for each word of the others
+
+
 def _window(
     text: str,
     analyse: Callable[[str], str],
@@ -53,8 +56,9 @@ def _window(
 ) -> tuple[int, int, list[tuple[int, int]], int]:
     """The character span of the ``width`` words around the densest matches, the matched words' spans in it,
     and how many words matched."""
-    if has_chinese(text):  # segmented words, simplified, with offsets in the original characters
+    if has_chinese(text):  # characters, simplified, with offsets in the original: a window of more of them
         triples = word_spans(text)
+        width *= CHARACTERS_PER_WORD
         spans = [(s, e) for _, s, e in triples]
         tokens = [analyse(w) for w, _, _ in triples]
     else:
@@ -82,7 +86,14 @@ def _window(
         first, last = best_start, best_start + width - 1
     begin = 0 if first == 0 else spans[first][0]
     end = len(text) if last == len(spans) - 1 else spans[last][1]
-    return begin, end, [spans[i] for i in range(first, last + 1) if i in marked], len(marked)
+    found: list[tuple[int, int]] = []
+    for i in range(first, last + 1):
+        if i in marked:  # adjacent matches (the characters of a Chinese word) marked as one
+            if found and found[-1][1] == spans[i][0]:
+                found[-1] = (found[-1][0], spans[i][1])
+            else:
+                found.append(spans[i])
+    return begin, end, found, len(marked)
 
 
 def _render(text: str, begin: int, end: int, marks: list[tuple[int, int]], open_tag: str, close_tag: str) -> str:

@@ -18,6 +18,8 @@ from gantha.search.query import parse_query
 from gantha.search.rerank import Calibration, Judge, coverage
 from gantha.search.routes import Routes
 from gantha.search.semantic import SemanticRoute
+from gantha.store.base import Clause
+from gantha.text.analysis import chinese_question
 from gantha.text.chinese import has_chinese
 from gantha.text.english import content_words, question_topic
 from gantha.text.gloss import gloss
@@ -70,10 +72,13 @@ class MeaningSearch:
         update = {"mode": SearchMode.FUZZY, "limit": depth, "offset": 0, "inflections": pali and req.inflections}
         sq, info, _ = self.planner.plan(req.model_copy(update=update))
         words = [c for c in sq.must if c.kind == "term" and c.field in ("fold", "exact")]
+        if has_chinese(req.q):  # a question in Chinese: its words (jieba), each a phrase of its characters
+            sq.must = [c for c in sq.must if c.field not in ("fold", "exact")]
+            words = [Clause("fold", ws, "phrase" if len(ws) > 1 else "term") for ws in chinese_question(req.q)]
         sq.must = [c for c in sq.must if c not in words]
         spellings = [c for group in sq.alternatives for c in group]  # a word quoted before iti: any spelling
         sq.should, sq.alternatives, sq.aggregate = words + spellings, [], ()
-        if not pali:  # a question in English: its function words match every paragraph
+        if not pali and not has_chinese(req.q):  # a question in English: its function words match every paragraph
             kept = set(content_words([c.tokens[0] for c in sq.should]))
             sq.should = [c for c in sq.should if c.tokens[0] in kept]
         if translations:  # a Pali query searches the originals, any other the translations aligned to them

@@ -19,6 +19,7 @@ from gantha.search.query import ParsedQuery, QuerySyntaxError, normalize, parse_
 from gantha.search.words import Inflection
 from gantha.store.base import Clause, Store, StoreQuery
 from gantha.text.analysis import words
+from gantha.text.chinese import PARTICLES
 from gantha.text.pali import canon, canon_word, fold
 from gantha.text.refs import EDITIONS, parse_page_ref
 from gantha.topics import scope
@@ -29,7 +30,8 @@ MAX_PREFIXES, MIN_PREFIX = 4, 2  # prefix* terms of one query (a one-letter pref
 # has 91 words and 529 characters in the KJV, the CUV's longest 63 words); each Pali word costs a lemma expansion
 MAX_QUERY_CHARS, MAX_QUERY_WORDS = 1_000, 100
 MAX_WILDCARDS, MIN_WILDCARD = 2, 3  # leading wildcards scan the term dictionary (~0.3 s each on the canon)
-DEFAULT_CORPUS = "cst"  # searched unless a corpus or a book is named; other corpora answer when asked for
+DEFAULT_CORPUS = "cst"  # the Pali canon: the corpus of a book named without one
+CANONS = ("cst", "agama")  # searched unless a corpus or a book is named; other corpora answer when asked for
 MAX_ITI_GROUPS = 64  # combinations of the spellings of a query's words quoted before iti
 
 
@@ -138,9 +140,9 @@ class Planner:
             filters["corpus"] = sorted(set(filters.get("corpus", corpora)) & corpora) or ["none"]
             if channels is not None:
                 filters["channel"] = sorted(set(filters.get("channel", channels)) & channels) or ["none"]
-        canon_indexed = any(rec.info.corpus == DEFAULT_CORPUS for rec in books_known.values())
-        if "corpus" not in filters and "book" not in filters and canon_indexed:  # the default scope: the canon
-            filters["corpus"] = [DEFAULT_CORPUS]
+        canons = sorted({rec.info.corpus for rec in books_known.values()} & set(CANONS))
+        if "corpus" not in filters and "book" not in filters and canons:  # the default scope: the canons
+            filters["corpus"] = canons
 
         if req.granularity not in (None, "paragraph", "sentence"):
             raise SearchError(
@@ -167,6 +169,12 @@ class Planner:
         forms = list(canonical_forms(tuple(req.forms)))
         if parsed.empty and not req.page_ref and not forms and not req.comments_on:
             raise SearchError("empty_query", "empty query: give words to search for, forms, or a page reference")
+        if parsed.terms and set(parsed.terms) <= PARTICLES and not (parsed.phrases or parsed.near or parsed.prefixes):
+            raise SearchError(
+                "invalid_query",
+                f"{' '.join(parsed.terms)} alone is a particle found in nearly every Chinese paragraph: "
+                "search a word or a phrase (e.g. 毒箭, \"四聖諦\")",
+            )
         folded = req.mode != SearchMode.EXACT and not forms
         analysed = parsed.analysed(folded)
         field = "fold" if folded else "exact"

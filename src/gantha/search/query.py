@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 
 from gantha.search import iti
 from gantha.text.analysis import words
+from gantha.text.chinese import has_chinese
 from gantha.text.pali import canon, detect_scheme, fold, normalize_query_text
 
 _PART = re.compile(r'(-?)"([^"]*)"?|(\S+)')
+_CJK_RUN = re.compile(r"\w+")  # a Chinese query's runs between punctuation
 NEAR_OPERATOR = re.compile(r"(?<!\S)(NEAR(?:/\S*)?)(?!\S)")  # upper case: "near" is a word of English queries
 DEFAULT_NEAR, MAX_NEAR = 5, 50  # words between the two sides of NEAR: alone, and at most (NEAR/50)
 
@@ -150,6 +152,13 @@ def parse_query(text: str) -> ParsedQuery:
             ws = words(bare)
             q.terms += ws[:-1]
             q.prefixes.append(ws[-1])
+        elif has_chinese(bare):  # Chinese: each run of characters a phrase of them (毒箭 finds 毒箭, not 毒…箭)
+            for run in (words(r) for r in _CJK_RUN.findall(bare)):
+                if len(run) > 1:
+                    q.phrases.append(run)
+                else:
+                    q.terms += run
+                    word = run[0] if run else None
         else:
             ws = words(bare)
             if ws in (["ti"], ["nti"]) and last_word and last_in_terms and (joined := iti.join(last_word, ws[0])):

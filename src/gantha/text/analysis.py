@@ -1,4 +1,4 @@
-"""One analysis for index and query, whatever the script: Chinese is simplified and segmented,
+"""One analysis for index and query, whatever the script: Chinese is simplified, folded and cut into characters,
 everything else is split into words, then folded (fuzzy) or kept canonical (exact)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from gantha.text.pali import WORD_RE, canon, unaccent
 
 
 def index_texts(text: str) -> tuple[str, str]:
-    """The (folded, exact) text the index tokenizes; Chinese words come out separated by spaces."""
+    """The (folded, exact) text the index tokenizes; Chinese characters come out separated by spaces."""
     if chinese.has_chinese(text):
         text = " ".join(w for w, _, _ in word_spans(text))
     canonical = canon(text)
@@ -16,13 +16,13 @@ def index_texts(text: str) -> tuple[str, str]:
 
 
 def word_spans(text: str) -> list[tuple[str, int, int]]:
-    """(word, start, end) for every word; Chinese runs are segmented, their words simplified."""
+    """(word, start, end) for every word; Chinese runs give one token per character, simplified and folded."""
     if not chinese.has_chinese(text):
         return [(m.group(), m.start(), m.end()) for m in WORD_RE.finditer(text)]
     out: list[tuple[str, int, int]] = []
     for m in WORD_RE.finditer(text):
         if chinese.has_chinese(m.group()):
-            out += [(w, m.start() + s, m.start() + e) for w, s, e in chinese.tokens(m.group())]
+            out += [(w, m.start() + s, m.start() + e) for w, s, e in chinese.characters(m.group())]
         else:
             out.append((m.group(), m.start(), m.end()))
     return out
@@ -30,3 +30,9 @@ def word_spans(text: str) -> list[tuple[str, int, int]]:
 
 def words(text: str) -> list[str]:
     return [w for w, _, _ in word_spans(text)]
+
+
+def chinese_question(text: str) -> list[list[str]]:
+    """The words of a Chinese question worth looking for (:func:`chinese.question_words`), each as the
+    characters the index holds: searched as phrases."""
+    return [ws for w in chinese.question_words(text) if (ws := words(w))]
