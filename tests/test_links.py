@@ -103,6 +103,23 @@ def test_formulas_do_not_head_an_ordinary_suttas_parallels(research):
         assert "evam me sutam" not in fold(item.shared or "")
 
 
+def test_mn10_opening_lists_its_verbatim_repeats(research):
+    """Issue 41: MN 10's 17-word opening sentence stands in 33 paragraphs of the canon; each repeat is a parallel."""
+    found = research.links("cst/s0201m.mul/106", kinds=["parallels"], limit=100).parallels.items
+    computed = {i.coordinate: i for i in found if not i.curated}
+    for repeat in ("cst/s0102m.mul/373", "cst/s0305m.mul/367.1"):  # DN 22, SN 47.1
+        assert repeat in computed, sorted(computed)
+        assert computed[repeat].words == 17 and "ekayano" in fold(computed[repeat].shared or "")
+
+
+def test_a_formula_only_overlap_is_no_parallel(research):
+    """MN 2 and MN 6 open with the same 26 words, all of them the Sāvatthī opening formula: not parallels."""
+    texts = {i.coordinate: i.text for i in research.get(["cst/s0201m.mul/14", "cst/s0201m.mul/64"]).items}
+    assert parallels.shared_span(texts["cst/s0201m.mul/14"], texts["cst/s0201m.mul/64"])[1] >= 25
+    found = research.links("cst/s0201m.mul/14", kinds=["parallels"], limit=100).parallels.items
+    assert "cst/s0201m.mul/64" not in [i.coordinate for i in found]
+
+
 def test_refrains_within_a_work_come_after_the_parallels_of_other_works(research):
     """MN 8's sallekha refrain repeats from jhāna to jhāna: those repeats are marked and ranked after other works."""
     found = research.links("cst/s0201m.mul/82", kinds=["parallels"], limit=100).parallels.items

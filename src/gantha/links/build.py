@@ -24,7 +24,7 @@ from gantha.store.links import LinkRow
 from gantha.text.citations import Target, resolve
 
 CORPUS = "cst"
-VERSION = 2  # raise when links are computed differently: every index rebuilds them
+VERSION = 3  # raise when links are computed differently: every index rebuilds them
 KINDS = ("comments", "cites", "parallel")  # what a rebuild replaces (curated parallels are loaded apart)
 
 
