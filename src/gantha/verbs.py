@@ -29,9 +29,12 @@ from gantha.research import (
     WordResult,
 )
 from gantha.research.citing import CiteResult, cite
+from gantha.research.desk import CollocatesResult, ConcordanceResult, DeskQuery, ProfileResult
+from gantha.research.desk.concordance import SORT_KEYS
 from gantha.research.similar import MAX_SIMILAR_CHARS
 from gantha.search.errors import SearchError
 from gantha.search.present import HIT_FIELDS, compact
+from gantha.text.pali import canon
 
 Names = Annotated[list[str], BeforeValidator(comma_list)]
 Word = Annotated[str, Field(min_length=1, max_length=200, description="a Pali word, with or without diacritics")]
@@ -305,5 +308,126 @@ VERBS = (
         CiteResult,
         lambda r, p: cite(r, p.coordinate, p.format, p.style),
         ("coordinate",),
+    ),
+)
+
+
+class DeskParams(BaseModel):
+    """What the desk's three views look for, with search's filters."""
+
+    q: str = Field(
+        "", max_length=200, description='a word, a "phrase", word NEAR/5 word; with lemma=true one lemma (parivāsa)'
+    )
+    lemma: bool = Field(False, description="q is a lemma: its forms, derivatives and compounds")
+    forms: Names = Field(default_factory=list, description="exact forms, comma-separated (instead of q)")
+    mode: Literal["fuzzy", "exact"] = Field("fuzzy", description="fuzzy: diacritics and inflections free")
+    inflections: bool = Field(True, description="fuzzy mode: a word matches every attested form of its lemma")
+    compounds: bool = Field(True, description="a lemma: the compounds it stands in count too")
+    derivatives: bool = Field(True, description="a lemma: its derivatives count too (pārivāsika of parivāsa)")
+    book: Names = Field(default_factory=list, description="book ids, e.g. vin02m3.mul")
+    category: Names = Field(default_factory=list, description="layers: mula, atthakatha, tika, anya")
+    tags: Names = Field(default_factory=list, description="book tags (vinaya, sutta …)")
+    topic: Names = Field(default_factory=list, description="taxonomy categories of the chapters")
+
+    def query(self) -> DeskQuery:
+        if not self.q.strip() and not self.forms:
+            raise SearchError("empty_query", "give a word (q) or forms")
+        return DeskQuery(
+            q=self.q,
+            lemma=self.lemma,
+            forms=self.forms,
+            mode=self.mode,
+            inflections=self.inflections,
+            compounds=self.compounds,
+            derivatives=self.derivatives,
+            books=self.book,
+            categories=self.category,
+            tags=self.tags,
+            topics=self.topic,
+        )
+
+
+class ConcordanceParams(DeskParams):
+    sort: Names = Field(
+        default_factory=list,
+        description="book (default), form, right1–right3, left1–left3; right1 alone sorts by right1, right2, right3",
+    )
+    context: int = Field(6, ge=1, le=30, description="words either side of the form, 1–30")
+    limit: int = Field(50, ge=1, le=1000, description="lines per page, 1–1,000")
+    offset: int = Field(0, ge=0, le=1_000_000, description="lines to skip")
+    collocate: str | None = Field(None, max_length=200, description="only lines with this lemma within window words")
+    window: int = Field(5, ge=1, le=20, description="collocate: words either side, 1–20")
+    format: Literal["json", "tsv", "csv"] = Field(
+        "json", description="tsv, csv: every line as a file with its coordinate (HTTP, CLI)"
+    )
+
+
+class CollocatesParams(DeskParams):
+    measure: Literal["logdice", "mi", "tscore"] = Field(
+        "logdice", description="logdice (default: independent of corpus size, neither rare nor ubiquitous words lifted)"
+    )
+    window: int = Field(5, ge=1, le=20, description="words either side of each occurrence, 1–20")
+    min_freq: int = Field(3, ge=1, le=10_000, description="co-occurrences a collocate needs at least")
+    limit: int = Field(50, ge=1, le=500, description="collocates, 1–500")
+
+
+class ProfileParams(DeskParams):
+    format: Literal["json", "csv", "png", "svg"] = Field(
+        "json", description="csv: the table; png, svg: a bar chart (HTTP, CLI)"
+    )
+
+
+def _concordance(r: Research, p: ConcordanceParams) -> ConcordanceResult:
+    bad = [s for s in p.sort if s not in SORT_KEYS]
+    if bad:
+        raise SearchError("invalid_parameter", f"unknown sort {bad[0]!r}; one of {', '.join(SORT_KEYS)}")
+    return r.concordance(
+        p.query(),
+        sort=p.sort,
+        context=p.context,
+        limit=p.limit,
+        offset=p.offset,
+        fmt=p.format,
+        collocate=canon(p.collocate) if p.collocate else None,
+        window=p.window,
+    )
+
+
+VERBS = (
+    *VERBS,
+    Verb(
+        "concordance",
+        "Every occurrence of a word, one line each, the form centred between its context (a concordance).\n\n"
+        "q is a word (every inflected form in fuzzy mode), a phrase or NEAR; lemma=true: the lemma with its "
+        "derivatives and compounds; forms: exact forms. Each line has its coordinate; sort by the words right "
+        "(right1, right2, right3) or left of the form, by form, or in book order (default); the counts of each "
+        "form and the paragraphs per book come with every page. collocate: only the lines where that lemma "
+        "stands within window words (the links of `collocates`). format tsv/csv: every line as a file.",
+        ConcordanceParams,
+        ConcordanceResult,
+        _concordance,
+        ("q",),
+    ),
+    Verb(
+        "collocates",
+        "The words that keep a word company, by lemma, ranked by an association measure.\n\n"
+        "Lemmas within window words of its occurrences (a compound's other members count: suddhanta in "
+        "suddhantaparivāsa), with their co-occurrences, corpus frequency, forms and a link to their "
+        "concordance lines. measure: logdice (default: the same scale in a subcorpus as in the canon, lifting "
+        "neither words seen once nor the particles everywhere), mi (favours rare words), tscore (frequent ones).",
+        CollocatesParams,
+        CollocatesResult,
+        lambda r, p: r.collocates(p.query(), measure=p.measure, window=p.window, min_freq=p.min_freq, limit=p.limit),
+        ("q",),
+    ),
+    Verb(
+        "profile",
+        "Where a word is dense or rare: its occurrences per layer, collection and book, per 10,000 words.\n\n"
+        "Root texts, commentaries, subcommentaries and other books; each collection (Vinayapiṭaka, Dīghanikāya "
+        "…) and every book, with its size in words. format csv: the table; png/svg: a bar chart.",
+        ProfileParams,
+        ProfileResult,
+        lambda r, p: r.profile(p.query(), p.format),
+        ("q",),
     ),
 )

@@ -9,11 +9,11 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 WEB = Path(__file__).parent / "web"
-PAGES = {"/": "index.html", "/dist": "dist.html", "/chat": "chat.html", "/admin": "admin.html"}
+PAGES = {"/": "index.html", "/dist": "dist.html", "/chat": "chat.html", "/admin": "admin.html", "/desk": "desk.html"}
 
 
 def mount(app: FastAPI) -> None:
-    """Serve the pages at ``/``, ``/dist``, ``/read/<coordinate>``, ``/chat``, ``/admin`` and assets at ``/static``."""
+    """Serve the pages at ``/``, ``/dist``, ``/read/<coordinate>``, ``/chat``, ``/admin``, ``/desk`` and assets at ``/static``."""
     pages = APIRouter(include_in_schema=False)
 
     def page(name: str):

@@ -14,6 +14,7 @@ from pathlib import Path
 from gantha.config import settings
 from gantha.model import SearchRequest, SearchResponse
 from gantha.research.chapters import ChannelStatus, ChapterPassage, ChapterResult, ChapterVerbs, VersionsResult
+from gantha.research.desk import DeskVerbs
 from gantha.research.distribution import BookCount, DistResult, DistributionVerbs
 from gantha.research.links import LinksResult, LinkVerbs
 from gantha.research.nodes import LEVELS, NodeVerbs
@@ -68,6 +69,7 @@ class Research(
     SimilarVerbs,
     SuggestVerbs,
     LinkVerbs,
+    DeskVerbs,
 ):
     """The research verbs over one index and its lexicon."""
 

@@ -7,16 +7,22 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from fastapi.responses import Response
 
 from gantha.api.errors import ERRORS
 from gantha.api.live import LiveIndex
 from gantha.api.responses import Envelope
+from gantha.research.desk import Exportable
 from gantha.verbs import VERBS, Verb
 
 
 def _endpoint(verb: Verb, index: LiveIndex) -> Callable[..., Any]:
-    def endpoint(params: Any) -> Envelope[Any]:
-        return Envelope(data=verb.run(index.research(), params))
+    def endpoint(params: Any) -> Envelope[Any] | Response:
+        result = verb.run(index.research(), params)
+        if isinstance(result, Exportable) and (file := result.exported()) is not None:  # format=tsv, png …
+            disposition = f'inline; filename="{file.filename}"'
+            return Response(file.content, media_type=file.media_type, headers={"Content-Disposition": disposition})
+        return Envelope(data=result)
 
     query = inspect.Parameter("params", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[verb.params, Query()])
     endpoint.__signature__ = inspect.Signature([query])  # type: ignore[attr-defined]

@@ -2,7 +2,7 @@
 
 const TEXT = {
   en: {
-    "nav.search": "Search", "nav.dist": "Distribution", "nav.chat": "Chat", "nav.admin": "Admin",
+    "nav.search": "Search", "nav.dist": "Distribution", "nav.desk": "Desk", "nav.chat": "Chat", "nav.admin": "Admin",
     "search.placeholder": "Pali word, phrase, Chinese or English — e.g. satipatthana",
     "search.go": "Search", "search.mode": "Mode", "search.lemma": "All forms of the lemma",
     "search.bold": "Bold only (definitions)", "search.pageref": "Page ref (e.g. PTS Vin II 31)",
@@ -40,7 +40,7 @@ const TEXT = {
     "lang": "Language",
   },
   "zh-Hans": {
-    "nav.search": "检索", "nav.dist": "分布", "nav.chat": "问答", "nav.admin": "管理",
+    "nav.search": "检索", "nav.dist": "分布", "nav.desk": "语词研究", "nav.chat": "问答", "nav.admin": "管理",
     "search.placeholder": "巴利词、短语、中文或英文——例如 satipatthana",
     "search.go": "检索", "search.mode": "方式", "search.lemma": "词根的所有词形",
     "search.bold": "只看粗体（释义）", "search.pageref": "页码（例如 PTS Vin II 31）",
@@ -137,7 +137,7 @@ export async function api(path, options = {}) {
 }
 
 export function header(active) {
-  const links = [["/", "nav.search"], ["/dist", "nav.dist"], ["/chat", "nav.chat"], ["/admin", "nav.admin"]];
+  const links = [["/", "nav.search"], ["/dist", "nav.dist"], ["/desk", "nav.desk"], ["/chat", "nav.chat"], ["/admin", "nav.admin"]];
   const el = document.createElement("header");
   el.className = "top";
   el.innerHTML = `<a class="brand" href="/">gantha</a><nav aria-label="main">${links

@@ -1,0 +1,159 @@
+"""The philologist's desk on real CST books: the concordance, collocates and frequency profile of parivāsa
+(the Cūḷavagga's probation) in the small index (Cūḷavagga, its commentary, the Dīghanikāya's first book and
+a later Sinhala work)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from fastapi.testclient import TestClient
+
+from gantha.api.app import create_app
+from gantha.research import Research
+from gantha.research.desk import DeskQuery
+from gantha.research.desk.concordance import pali_key, sort_keys
+from gantha.search.errors import SearchError
+from gantha.verbs import VERBS
+
+PARIVASA = DeskQuery(q="parivāsa", lemma=True)
+
+
+@pytest.fixture(scope="module")
+def research(small_index) -> Research:
+    return Research.open(small_index)
+
+
+@pytest.fixture(scope="module")
+def client(small_index) -> TestClient:
+    return TestClient(create_app(small_index))
+
+
+def run(research: Research, name: str, **params):
+    verb = next(v for v in VERBS if v.name == name)
+    return verb.run(research, verb.params(**params))
+
+
+def test_pali_order_and_sort_cascade():
+    words = ["kho", "ka", "āpatti", "ñāṇa", "ṭhāna", "saṃgha", "hoti", "aṃsa", "a"]
+    assert sorted(words, key=pali_key) == ["a", "aṃsa", "āpatti", "ka", "kho", "ñāṇa", "ṭhāna", "saṃgha", "hoti"]
+    assert sort_keys(["right1"]) == ["right1", "right2", "right3", "book"]
+    assert sort_keys(["left2"]) == ["left2", "left3", "book"]
+    assert sort_keys(["form", "right1"]) == ["form", "right1", "book"]
+
+
+def test_concordance_centres_every_form_of_the_lemma_sorted_right(research):
+    res = run(research, "concordance", q="parivāsa", lemma=True, sort=["right1"], limit=1000, context=4)
+    family = set(research.family("parivāsa", True, True).words())
+    assert res.lines_total == len(res.lines) == sum(f.count for f in res.forms) > 300
+    assert {ln.form for ln in res.lines} <= family
+    assert {ln.coordinate.split("/")[1] for ln in res.lines} >= {"vin02m3.mul", "vin02a3.att"}
+    keys = [pali_key(ln.right.split()[0].strip(",.;:–‘’'\"?!").lower()) if ln.right else "\U0010ffff" for ln in res.lines]
+    assert keys == sorted(keys)  # by the first word after the form, in Pali alphabetical order
+    passages = research.get([ln.coordinate for ln in res.lines[:40]]).items
+    texts = {p.coordinate: " ".join(p.text.split()) for p in passages}
+    for ln in res.lines[:40]:  # the line is the paragraph's own words, the form between its context
+        assert f"{ln.left} {ln.node} {ln.right}".strip() in texts[ln.coordinate]
+        assert len(ln.left.split()) <= 4 + 2 and ln.node.lower().startswith(ln.form.split()[0][:3])
+
+
+def test_first_page_in_book_order_is_the_whole_concordances_start(research):
+    fast = run(research, "concordance", q="parivāsa", lemma=True, limit=5)
+    whole = run(research, "concordance", q="parivāsa", lemma=True, limit=5, sort=["book", "book"])
+    assert [ln.model_dump() for ln in fast.lines] == [ln.model_dump() for ln in whole.lines]
+    assert whole.lines_total and whole.paragraphs == fast.paragraphs
+    page = run(research, "concordance", q="parivāsa", lemma=True, limit=5, offset=5, sort=["book", "book"])
+    assert page.lines[0].model_dump() != whole.lines[0].model_dump()
+
+
+def test_concordance_exports_every_line_with_its_coordinate(research):
+    res = run(research, "concordance", q="parivāsa", lemma=True, sort=["left1"], format="tsv")
+    file = res.exported()
+    assert file is not None and file.media_type.startswith("text/tab-separated-values")
+    rows = file.content.decode().splitlines()
+    assert rows[0].split("\t") == ["coordinate", "book", "paragraph", "word", "left", "node", "right", "form"]
+    assert len(rows) - 1 == res.lines_total
+    first = rows[1].split("\t")
+    assert first[0] == f"cst/{first[1]}/{first[2]}" and int(first[3]) >= 1
+    as_csv = run(research, "concordance", q="parivāsa", lemma=True, format="csv").exported()
+    assert len(list(csv.reader(io.StringIO(as_csv.content.decode())))) == len(rows)
+
+
+def test_concordance_of_a_phrase_and_of_near(research):
+    near = run(research, "concordance", q="parivāsaṃ NEAR/3 deti", limit=1000)
+    assert near.lines_total and near.lines_total > 5
+    deti = set(research.words.inflection("deti").forms)
+    for ln in near.lines:  # the first word centred, a form of the second within three words
+        words = [w.strip(",.;:–‘’'\"?!").lower() for w in f"{ln.left} {ln.right}".split()]
+        assert ln.form.startswith("parivās") and deti & set(words[max(0, len(ln.left.split()) - 4) :][:8])
+    phrase = run(research, "concordance", q='"parivāsaṃ deti"', limit=1000)
+    assert phrase.lines_total and all(ln.form == "parivāsaṃ deti" for ln in phrase.lines)
+
+
+def test_concordance_filters_and_errors(research):
+    commentary = run(research, "concordance", q="parivāsa", lemma=True, book=["vin02a3.att"], sort=["form"])
+    assert commentary.lines and all(ln.coordinate.startswith("cst/vin02a3.att/") for ln in commentary.lines)
+    with pytest.raises(SearchError):
+        run(research, "concordance", q="parivāsa", sort=["middle"])
+    with pytest.raises(SearchError):
+        run(research, "concordance", q="parivāsa deti", lemma=True)
+
+
+def test_collocates_of_parivasa(research):
+    res = run(research, "collocates", q="parivāsa", lemma=True, limit=60)
+    top = [c.lemma for c in res.collocates]
+    assert res.measure == "logdice" and res.nodes > 300 and res.corpus_words > 100_000
+    assert {"deti", "dātabba"} <= set(top[:30])  # a probation is given (deti) / to be given (dātabba)
+    assert {"suddhanta", "samodhāna"} <= set(top)  # kinds of probation, members of its compounds
+    assert [c.score for c in res.collocates] == sorted((c.score for c in res.collocates), reverse=True)
+    samodhana = next(c for c in res.collocates if c.lemma == "samodhāna")
+    assert samodhana.in_compound > 0
+    deti = next(c for c in res.collocates if c.lemma == "deti")
+    lines = run(research, "concordance", **{k: v for k, v in _params(deti.link).items()}, limit=1000)
+    assert lines.collocate == "deti" and 0 < lines.lines_total <= deti.cooccurrences
+    mi = run(research, "collocates", q="parivāsa", lemma=True, measure="mi", limit=60)
+    assert [c.lemma for c in mi.collocates] != top  # MI lifts the rarer words
+
+
+def _params(link: str) -> dict[str, object]:
+    from urllib.parse import parse_qsl
+
+    out: dict[str, object] = dict(parse_qsl(link))
+    out["lemma"] = out.get("lemma") == "true"
+    out["window"] = int(str(out["window"]))
+    return out
+
+
+def test_profile_of_parivasa(research):
+    res = run(research, "profile", q="parivāsa", lemma=True)
+    books = {b.key: b for b in res.books}
+    assert books["s0101m.mul"].occurrences == 0 and books["s0101m.mul"].words > 10_000
+    assert books["vin02m3.mul"].per_10000 == max(b.per_10000 for b in res.books) > 10
+    assert books["vin02a3.att"].per_10000 > 10 * books["e1208n.nrf"].per_10000
+    assert sum(b.words for b in res.books) == res.corpus_words
+    assert sum(b.occurrences for b in res.books) == res.occurrences
+    layers = {r.key: r for r in res.layers}
+    assert layers["mula"].occurrences + layers["atthakatha"].occurrences > 0.95 * res.occurrences
+    assert {r.key for r in res.collections} >= {"Vinayapiṭaka", "Suttapiṭaka › Dīghanikāya"}
+    png = run(research, "profile", q="parivāsa", lemma=True, format="png").exported()
+    assert png.content.startswith(b"\x89PNG") and png.filename == "profile-parivasa-lemma.png"
+    table = run(research, "profile", q="parivāsa", lemma=True, format="csv").exported().content.decode()
+    assert "book,vin02m3.mul,Cūḷavaggapāḷi" in table
+
+
+def test_http_routes_and_page(client):
+    r = client.get("/api/v3/concordance", params={"q": "parivāsa", "lemma": "true", "sort": "right1", "limit": 3})
+    assert r.status_code == 200 and len(r.json()["data"]["lines"]) == 3
+    r = client.get("/api/v3/concordance", params={"q": "parivāsa", "lemma": "true", "format": "tsv"})
+    assert r.headers["content-type"].startswith("text/tab-separated-values")
+    assert r.text.startswith("coordinate\tbook\t")
+    r = client.get("/api/v3/profile", params={"q": "parivāsa", "lemma": "true", "format": "svg"})
+    assert r.headers["content-type"].startswith("image/svg+xml") and b"<svg" in r.content
+    r = client.get("/api/v3/collocates", params={"q": "parivāsa", "lemma": "true", "limit": 5})
+    assert len(r.json()["data"]["collocates"]) == 5
+    r = client.get("/api/v3/concordance", params={"q": "parivāsa", "sort": "middle"})
+    assert r.status_code == 400
+    page = client.get("/desk")
+    assert page.status_code == 200 and "/static/desk.js" in page.text
+    assert client.get("/static/desk.js").status_code == 200
