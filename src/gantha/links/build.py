@@ -227,23 +227,12 @@ def _parallels(facts: dict[str, BookFacts]) -> list[LinkRow]:
     hashes = np.concatenate([facts[b].hashes for b in books])
     owners = np.concatenate([facts[b].owners.astype(np.int64) + offsets[i] for i, b in enumerate(books)])
     first, second, shared = parallels.pairs(hashes, owners)
-    at = [(b, para, seq) for b in books for para, seq in facts[b].paragraphs]
-    rows = []
-    for a, b, n in zip(first.tolist(), second.tolist(), shared.tolist(), strict=True):
-        (book_a, para_a, seq_a), (book_b, para_b, seq_b) = at[a], at[b]
-        rows.append(
-            LinkRow(
-                "parallel",
-                _coordinate(book_a, para_a),
-                _coordinate(book_b, para_b),
-                book_a,
-                seq_a,
-                book_b,
-                seq_b,
-                round(float(n), 2),  # the shared stretches, each weighed by its rarity
-            )
-        )
-    return rows
+    at = [(_coordinate(b, para), b, seq) for b in books for para, seq in facts[b].paragraphs]
+    return [
+        # the weight: the shared stretches, each weighed by its rarity
+        LinkRow("parallel", at[a][0], at[b][0], at[a][1], at[a][2], at[b][1], at[b][2], round(n, 2))
+        for a, b, n in zip(first.tolist(), second.tolist(), shared.tolist(), strict=True)
+    ]
 
 
 # --- reports ----------------------------------------------------------------------------------------
