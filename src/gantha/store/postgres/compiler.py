@@ -22,6 +22,11 @@ them. (A frequent search's first pages are read from its ranking over every matc
 store: :meth:`Plan.ranking`.) A clause's words are written in one order (sorted), so that the spellings of one
 family make one statement and share what is prepared for it (:mod:`gantha.store.postgres.store`). Ties: by
 insertion order.
+
+With BM25 indexes (pg_textsearch, :mod:`~gantha.store.postgres.schema`), a page ranked by the words of one
+field (BM25 with their own idfs, plus constants: the common search) is read from that field's index instead:
+its top-k in score order, filtered by the match, with no tiers and nothing prepared (:meth:`Plan.bm25`);
+other pages (phrases, forms without their rarity, prefixes scored by their matches, several fields) as above.
 """
 
 from __future__ import annotations
@@ -103,6 +108,8 @@ class Plan:
         self.consts: list[str] = []  # score expressions of unranked clauses
         self._heaviest: dict[str, str] = {}  # mark → the condition of _tops
         self._rankings: dict[int, str] = {}  # limit → the ranking statement (asked for its key twice a search)
+        self.times: dict[str, dict[str, int]] = {}  # column → word → the clauses ranking it by its idf
+        self.plain = True  # every score is the BM25 of words by their idfs, plus constants (see :meth:`bm25`)
         self.match = self._match()
         for c in q.must:
             self._score(c, always=True)
@@ -243,6 +250,7 @@ class Plan:
             for t in c.tokens:
                 if self.df.get((name, t)):
                     self._weigh(name, t, 1.0)
+                    self.plain = False
         elif c.kind == "phrase" and len(c.tokens) > 1:
             self.phrases.append((name, self.tsqueries(c)[0], sum(self._idf(name, t) for t in c.tokens)))
         elif c.kind == "near":  # unranked, as in the embedded store: the words' own clauses rank
@@ -256,6 +264,8 @@ class Plan:
         elif len(c.tokens) == 1 or (c.kind == "term" and BY_NAME[name].text):  # ranked by BM25
             for t in c.tokens:
                 self._weigh(name, t, self._idf(name, t))
+                times = self.times.setdefault(name, {})
+                times[t] = times.get(t, 0) + 1
         elif c.tokens:  # an unranked set
             self.consts.append("1.0" if always else f"({self._row_condition([c], row='c')})::int")
 
@@ -303,6 +313,65 @@ class Plan:
         if q.must or q.should or any(q.alternatives):
             return "0.0"
         return "0.0" if q.filters or q.ids or q.book_pattern or q.tag_groups or q.scopes else "1.0"
+
+    # --- BM25 indexes (pg_textsearch) ------------------------------------------------------------------
+
+    def bm25(self) -> str | None:
+        """The field whose BM25 index ranks this plan's page, if one can: words of that one field ranked by
+        their idfs (a word of two clauses twice, as the index scores a word repeated in its query), no phrase,
+        no form without its rarity, constants only (a clause every match meets), in score order."""
+        ranked = [name for name, words in self.weights.items() if words]
+        if (
+            self.q.order == "reading"
+            or len(ranked) != 1
+            or not BY_NAME[ranked[0]].ranked
+            or not self.plain
+            or self.phrases
+            or any(c != "1.0" for c in self.consts)
+        ):
+            return None
+        return ranked[0]
+
+    def bm25_fixed(self) -> float:
+        """The constant part of every match's score (the base and the clauses every match meets)."""
+        return float(self._base()) + len(self.consts)
+
+    def _bm25_score(self, name: str, row: str = "d") -> str:
+        """The (negative) BM25 of row ``row``'s ``name_words`` for the ranked words, by the field's index."""
+        words = " ".join(t for t, n in sorted(self.times[name].items()) for _ in range(n))
+        return f"({row}.{name}_words <@> to_bm25query({lit(words)}, {lit(f'docs_{name}_bm25')}))"
+
+    def bm25_first(self, limit: int) -> str:
+        """Rows (id, score, passage) of the matches ranked first, the best ``limit`` (scored from their words'
+        text, not by an index scan: they are few, and an index scan's top-k would not hold them all)."""
+        name = self.bm25()
+        assert name is not None
+        return (
+            f"WITH f AS MATERIALIZED (SELECT d.id, d.{name}_words FROM docs d WHERE {self.match} AND ({self.first})) "
+            f"SELECT x.id, x.s, d.passage FROM (SELECT f.id, -{self._bm25_score(name, 'f')} AS s FROM f "
+            f"ORDER BY s DESC, f.id LIMIT {int(limit)}) x JOIN docs d ON d.id = x.id ORDER BY x.s DESC, x.id"
+        )
+
+    def bm25_top(self, limit: int) -> str:
+        """Rows (id, score, passage) of the best ``limit`` matches by the field's BM25 index (its top-k, filtered
+        by the match: the scan goes on until ``limit`` rows pass; a match that holds none of the ranked words,
+        score 0, is not among them: :meth:`bm25_zero`)."""
+        name = self.bm25()
+        assert name is not None
+        score = self._bm25_score(name)
+        return f"SELECT d.id, -{score}, d.passage FROM docs d WHERE {self.match} ORDER BY {score} LIMIT {int(limit)}"
+
+    def bm25_zero(self, limit: int) -> str:
+        """Rows (id, score 0, passage) of the first ``limit`` matches holding none of the ranked words and not
+        ranked first, in insertion order (the rest of a page the index's top-k did not fill)."""
+        name = self.bm25()
+        assert name is not None
+        words = " | ".join(lexeme(t) for t in sorted(self.times[name]))
+        first = f" AND NOT ({self.first_row})" if self.q.rank_first else ""
+        return (
+            f"SELECT d.id, 0.0, d.passage FROM docs d WHERE {self.match}{first} "
+            f"AND NOT (d.{name} @@ {lit(words)}::tsquery) ORDER BY d.id LIMIT {int(limit)}"
+        )
 
     # --- statements -----------------------------------------------------------------------------------
 

@@ -11,6 +11,9 @@ least :data:`TIER_WEIGHT` (of 2.2 at most): a word repeated in its passage, or s
 its frequency as its one position, and beside it ``word!1`` if its weight reaches 1.75 and ``word!2`` if 1.9.
 The ranking of a frequent word starts from these passages (see :mod:`gantha.store.postgres.compiler`).
 
+With BM25 indexes (``bm25``) a ranked field also gets its tokens as text, in order and space-separated
+(``name_words``, for pg_textsearch).
+
 A :class:`Tally` sums, while the rows are made, what ``lexemes`` and the length totals need from them: a first
 ingest writes these sums instead of re-reading every vector.
 """
@@ -81,20 +84,23 @@ def words(text: str) -> list[str | None]:
 
 
 class Analysed(NamedTuple):
-    """A field of a passage: its tsvector literal, its length (BM25's), its ``_top`` literal, its lexemes."""
+    """A field of a passage: its tsvector literal, its length (BM25's), its ``_top`` literal, its lexemes, its
+    tokens as text (for a BM25 index)."""
 
     literal: str
     length: int
     top: str
     lexemes: Iterable[str]
+    words: str = ""
 
 
 NOTHING = Analysed("", 0, "", ())
 
 
-def vector(tokens: list[str | None], tiered: bool) -> Analysed:
-    """A field's tsvector literal, its length (field norm), its ``_top`` literal (empty unless ``tiered``) and
-    its distinct tokens. The tokens are letters, marks and digits: quoted as they are, nothing to escape for COPY."""
+def vector(tokens: list[str | None], tiered: bool, text: bool = False) -> Analysed:
+    """A field's tsvector literal, its length (field norm), its ``_top`` literal (empty unless ``tiered``), its
+    distinct tokens and (``text``) its tokens space-separated. The tokens are letters, marks and digits: quoted as
+    they are, nothing to escape for COPY."""
     where: dict[str | None, list[int]] = {}
     for i, t in enumerate(tokens, start=1):
         if t in where:
@@ -111,7 +117,8 @@ def vector(tokens: list[str | None], tiered: bool) -> Analysed:
         k = BM25_K1 * (1 - BM25_B + BM25_B * length / TIER_AVG)
         least = max(1, math.ceil(TIER_WEIGHT * k / (BM25_K1 + 1 - TIER_WEIGHT) - 1e-9))  # the tf reaching the weight
         top = " ".join([_top(t, len(p), k) for t, p in where.items() if len(p) >= least])
-    return Analysed(literal, length, top, where.keys())
+    words = " ".join(t for t in tokens if t is not None) if text else ""
+    return Analysed(literal, length, top, where.keys(), words)
 
 
 def _top(token: str, tf: int, k: float) -> str:
@@ -129,8 +136,8 @@ def keys(values: list[str]) -> Analysed:
     return Analysed(" ".join(f"{lexeme(v)}:{i}" for i, v in enumerate(kept, start=1)), len(unique), "", kept)
 
 
-def analysed(p: Passage) -> dict[str, Analysed]:
-    """Every analysed field of a passage by name."""
+def analysed(p: Passage, bm25: bool = False) -> dict[str, Analysed]:
+    """Every analysed field of a passage by name (``bm25``: with the ranked fields' tokens as text)."""
     texts: dict[str, str] = {}
     texts["fold"], texts["exact"] = index_texts(p.text)
     if p.bold:
@@ -142,7 +149,7 @@ def analysed(p: Passage) -> dict[str, Analysed]:
         if not f.text:
             out[f.name] = keys(getattr(p, f.name))
         elif f.name in texts:
-            out[f.name] = vector(words(texts[f.name]), f.tiered)
+            out[f.name] = vector(words(texts[f.name]), f.tiered, bm25 and f.ranked)
         else:
             out[f.name] = NOTHING
     return out
@@ -170,18 +177,21 @@ class Tally:
             self.lengths[name] += other.lengths[name]
 
 
-def doc_row(number: int, unit: int, p: Passage, tally: Tally | None = None) -> str:
-    """The passage's line for ``COPY docs (DOC_COLUMNS)``, its fields summed into ``tally`` if one is given."""
+def doc_row(number: int, unit: int, p: Passage, tally: Tally | None = None, bm25: bool = False) -> str:
+    """The passage's line for ``COPY docs (DOC_COLUMNS)``, its fields summed into ``tally`` if one is given
+    (``bm25``: with the ranked fields' text for BM25 indexes)."""
     head = (number, p.doc_id, unit, p.corpus, p.book, p.category, p.channel, p.granularity)
     line = "\t".join(copy_text(str(v)) for v in head)
     line += f"\t{'t' if p.primary else 'f'}\t{copy_array(sorted({p.language, p.language.split('-')[0]}))}"
     line += f"\t{copy_array(p.tags)}\t{p.seq}\t{p.chapter}\t{copy_text(orjson.dumps(p).decode())}"
-    fields = analysed(p)
+    fields = analysed(p, bm25)
     if tally is not None:
         tally.add(fields)
     for f in FIELDS:
-        literal, length, top, _ = fields[f.name]
+        literal, length, top, _, text = fields[f.name]
         line += f"\t{literal if f.text else copy_text(literal)}\t{length}"  # words need no escaping
         if f.tiered:
             line += f"\t{top}"
+        if f.ranked:
+            line += f"\t{text}"
     return line + "\n"

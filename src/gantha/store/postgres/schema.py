@@ -10,6 +10,14 @@ trigram-indexed for leading wildcards. ``prepared_counts`` keeps, for one genera
 aggregations of frequent words' searches that a background task counted ahead (see
 :meth:`~gantha.store.postgres.store.PostgresStore.prepare`). Adding an analysed field (a ``lemma`` field of
 lemma ids) is one more :class:`Field`.
+
+Where the server has the ``pg_textsearch`` extension (loaded by ``shared_preload_libraries``), the fields
+the page is ranked by (:attr:`Field.ranked`) also keep their tokens as text, ``name_words`` (the same tokens
+as the vector, space-separated, in order), with a BM25 index (:data:`BM25_INDEXES`, ``text_config='simple'``:
+PostgreSQL's parser cuts these tokens back exactly as gantha's analysis cut them); their pages are the
+index's top-k (:mod:`~gantha.store.postgres.compiler`); the ``_top`` vectors stay for a streaming replica,
+where pg_textsearch 1.0's index does not follow the primary's writes (:data:`BM25_ON_REPLICA`). The store's
+ranking is fixed when its first documents are written (meta ``ranking``: ``bm25`` or ``tsvector``).
 """
 
 from __future__ import annotations
@@ -24,10 +32,16 @@ class Field:
     name: str
     tiered: bool = False  # long text: a vector of its heaviest tokens narrows the ranking of frequent words
     text: bool = True  # words of a text (several words ranked by BM25), else raw keys (page references)
+    ranked: bool = False  # a page ranked by this field alone comes from its BM25 index (pg_textsearch)
 
     @property
     def columns(self) -> tuple[str, ...]:
-        return (self.name, f"{self.name}_len", *((f"{self.name}_top",) if self.tiered else ()))
+        return (
+            self.name,
+            f"{self.name}_len",
+            *((f"{self.name}_top",) if self.tiered else ()),
+            *((f"{self.name}_words",) if self.ranked else ()),
+        )
 
     @property
     def vectors(self) -> tuple[str, ...]:
@@ -36,10 +50,10 @@ class Field:
 
 
 FIELDS = (
-    Field("fold", tiered=True),
-    Field("exact", tiered=True),
-    Field("bold_fold"),
-    Field("bold_exact"),
+    Field("fold", tiered=True, ranked=True),
+    Field("exact", tiered=True, ranked=True),
+    Field("bold_fold", ranked=True),
+    Field("bold_exact", ranked=True),
     Field("variants_fold"),
     Field("variants_exact"),
     Field("page_refs", text=False),
@@ -55,12 +69,12 @@ DOC_COLUMNS = (
 _FIELD_DDL = ", ".join(
     f"{f.name} tsvector NOT NULL DEFAULT '', {f.name}_len INTEGER NOT NULL DEFAULT 0"
     + (f", {f.name}_top tsvector NOT NULL DEFAULT ''" if f.tiered else "")
+    + (f", {f.name}_words TEXT NOT NULL DEFAULT ''" if f.ranked else "")
     for f in FIELDS
 )
 
 SCHEMA = f"""
 CREATE EXTENSION IF NOT EXISTS vector;
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE SEQUENCE IF NOT EXISTS doc_numbers;
 CREATE TABLE IF NOT EXISTS units (id INTEGER PRIMARY KEY, corpus TEXT, book TEXT, category TEXT, chapter INTEGER,
     channel TEXT, title TEXT, UNIQUE (corpus, book, category, chapter, channel));
@@ -76,6 +90,24 @@ CREATE INDEX IF NOT EXISTS vectors_doc ON vectors (embedder, doc_id);
 CREATE TABLE IF NOT EXISTS prepared_counts (key TEXT PRIMARY KEY, generation TEXT NOT NULL, value TEXT NOT NULL)
 """
 
-# the GIN index of every vector column: dropped for a first ingest's bulk load and built once at its end
-SEARCH_INDEXES = {f"docs_{column}": f"docs USING gin ({column})" for f in FIELDS for column in f.vectors}
-LEXEME_INDEX = ("lexemes_trigrams", "lexemes USING gin (lexeme gin_trgm_ops)")  # leading wildcards; likewise
+BM25 = "bm25"  # meta ``ranking`` of a store whose pages come from pg_textsearch's BM25 indexes (else "tsvector")
+# the first pg_textsearch whose index a streaming replica keeps up to date (1.3: its in-memory part made pages
+# logged in the WAL); before it, a standby's BM25 index stays as it was first read: measured with 1.0.0, rows
+# the primary added were never found there, on the same connection or a new one, even after a spill
+BM25_ON_REPLICA = (1, 3)
+
+
+def search_indexes(ranking: str) -> dict[str, str]:
+    """The indexes of ``docs`` a store ranking so keeps (name → target): the GIN index of every vector column,
+    and with BM25 indexes the BM25 index of each ranked field. Dropped for a first ingest's bulk load and built
+    once at its end."""
+    out = {f"docs_{column}": f"docs USING gin ({column})" for f in FIELDS for column in f.vectors}
+    return out | (BM25_INDEXES if ranking == BM25 else {})
+
+
+BM25_INDEXES = {
+    f"docs_{f.name}_bm25": f"docs USING bm25 ({f.name}_words) WITH (text_config = 'simple')" for f in FIELDS if f.ranked
+}
+# leading wildcards: trigrams where pg_trgm is installed, else the reversed words (suffixes; infixes are scanned)
+TRIGRAM_INDEX = ("lexemes_trigrams", "lexemes USING gin (lexeme gin_trgm_ops)")
+REVERSED_INDEX = ("lexemes_reversed", 'lexemes (field, reverse(lexeme) COLLATE "C")')

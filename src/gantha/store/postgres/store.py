@@ -1,10 +1,11 @@
 """The PostgreSQL store: the whole index in one database that several gantha servers share.
 
 PostgreSQL is the search engine here: passages are rows of ``docs`` whose analysed fields are ``tsvector``
-columns with GIN indexes (:mod:`~gantha.store.postgres.schema`), queries are ``tsquery`` conditions ranked
-by BM25 in SQL (:mod:`~gantha.store.postgres.compiler`), totals and aggregations a ``GROUP BY`` over the
-matches, vectors pgvector rows with an HNSW index (:mod:`~gantha.store.postgres.vectors`). Side tables, the
-lexicon and the task queue live beside them (:mod:`gantha.store.tables`).
+columns with GIN indexes (:mod:`~gantha.store.postgres.schema`), queries are ``tsquery`` conditions, pages
+ranked by BM25 — from pg_textsearch's BM25 indexes (top-k) where the server has that extension, else in SQL
+(:mod:`~gantha.store.postgres.compiler`) —, totals and aggregations a ``GROUP BY`` over the matches,
+vectors pgvector rows with an HNSW index (:mod:`~gantha.store.postgres.vectors`). Side tables, the lexicon
+and the task queue live beside them (:mod:`gantha.store.tables`).
 
 One writer at a time (an advisory lock; another gets :class:`IndexBusy`) in one open transaction
 (:mod:`~gantha.store.postgres.writer`); readers never wait, through a pool of connections whose statements
@@ -12,14 +13,19 @@ stop at ``GANTHA_PG_STATEMENT_TIMEOUT``. A server may read from a streaming repl
 which database it reads, whether a replica, how far behind, and writes there are refused
 (:class:`ReadOnlyIndex`).
 
-Needs PostgreSQL 13+ with the ``vector`` (pgvector) and ``pg_trgm`` extensions available; the writer's
-role must be able to create tables (and the extensions, unless an administrator created them).
+Needs PostgreSQL 13+ with the ``vector`` (pgvector) extension; the writer's role must be able to create
+tables (and the extensions, unless an administrator created them). ``pg_textsearch`` (PostgreSQL 17+, in
+``shared_preload_libraries``) gives the BM25 indexes; without it a new index is ranked the slower way and
+the store says so when it opens (a warning, and ``ranking`` in :meth:`database`); an index made with BM25
+indexes on a server that lost the extension is refused. ``pg_trgm``, where present, indexes the vocabulary's
+trigrams for ``*suffix`` and ``*infix*`` (else suffixes use the reversed words, and infixes scan them).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -38,7 +44,7 @@ from gantha.store import vocabulary
 from gantha.store.base import BookRecord, StoreError, StoreHit, StoreQuery, StoreResult, Vectors, chapter_key
 from gantha.store.lexicon import Lexicon
 from gantha.store.postgres.compiler import Plan, Stats, lit, scored_words
-from gantha.store.postgres.schema import FIELD_IDS, FIELDS, SCHEMA
+from gantha.store.postgres.schema import BM25, BM25_ON_REPLICA, FIELD_IDS, FIELDS, SCHEMA
 from gantha.store.postgres.vectors import PgVectors
 from gantha.store.postgres.writer import SCHEMA_LOCK, STATS, TASK_LOCK, Writer
 from gantha.store.queue import TaskQueue
@@ -51,6 +57,8 @@ RANKED_KEPT = 100  # a prepared search's first matches kept in score order: its 
 GENERATION = "COALESCE((SELECT value FROM meta WHERE key = 'generation'), '0')"
 STATS_FRESH = 1.0  # seconds BM25's collection statistics are used before the generation is looked at again
 _COUNTER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-pg-count")  # counts beside the page
+RANKING = "ranking"  # meta key: how the index's pages are ranked, "bm25" (pg_textsearch) or "tsvector"
+log = logging.getLogger("gantha")
 
 
 class PostgresStore(TableStore):
@@ -71,10 +79,14 @@ class PostgresStore(TableStore):
                     f"the index in {self.location} was made by an earlier gantha (postings tables): ingest into a "
                     "new database"
                 )
+            extensions = self._extensions()
             with self.db.transaction():
                 self.db.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))  # one schema creator
-                self.db.script(SCHEMA)
+                self.db.script(SCHEMA + "".join(f";CREATE EXTENSION IF NOT EXISTS {e}" for e in extensions))
             self._init_tables(self.location)
+            self.trigrams = "pg_trgm" in extensions
+            self.ranking = self._ranking("pg_textsearch" in extensions)
+            self.bm25_pages = self.ranking == BM25 and self._bm25_here()
             self.lexicon()  # their tables too, made on the primary before a replica copies them
             self.tasks()
         except StoreError:
@@ -83,13 +95,66 @@ class PostgresStore(TableStore):
             if type(exc).__module__.startswith("psycopg"):
                 raise StoreError(f"cannot open the index in {self.location}: {exc}") from exc
             raise
-        self._writer = Writer(url, self.location)
+        self._writer = Writer(url, self.location, self.ranking, trigrams=self.trigrams)
         self._changed = False
         self._chapter_titles: dict[tuple[str, str, int], str] = {}
         self._stats: tuple[str, Stats] | None = None  # by generation
+        self._bm25_built: set[str] = set()  # the BM25 indexes there (read with the statistics)
         self._stats_read = 0.0  # when the generation was last looked at for them
         self._units: dict[int, tuple[str, str, str, int, str, str]] = {}
         self._units_read = ""  # the generation the units were read at
+
+    def _extensions(self) -> list[str]:
+        """The optional extensions this server can give the index (installed, or installable; pg_textsearch only
+        where ``shared_preload_libraries`` loads it, installed or not)."""
+        rows = self.db.fetch(
+            "SELECT name, 'pg_textsearch' = ANY(string_to_array(replace(current_setting('shared_preload_libraries'), "
+            "' ', ''), ',')) FROM pg_available_extensions WHERE name IN ('pg_textsearch', 'pg_trgm')"
+        )
+        return sorted(name for name, preloaded in rows if name != "pg_textsearch" or preloaded)
+
+    def _ranking(self, bm25: bool) -> str:
+        """How this index's pages are ranked: as its first documents were written (meta ``ranking``), else with
+        BM25 indexes if the server has pg_textsearch. Said when it cannot (a warning), refused when the index
+        was made with them and the server has it no longer."""
+        made = self.get_meta(RANKING)
+        if made is None and self.db.fetch("SELECT EXISTS (SELECT 1 FROM docs)")[0][0]:
+            made = "tsvector"  # written before the ranking was recorded
+        if made == BM25 and not bm25:
+            raise StoreError(
+                f"the index in {self.location} was made with BM25 indexes (pg_textsearch) and this server does not "
+                "load that extension: add pg_textsearch to shared_preload_libraries and restart it"
+            )
+        ranking = made or (BM25 if bm25 else "tsvector")
+        if ranking != BM25:
+            log.warning(
+                "PostgreSQL store %s: %s: pages are ranked in SQL from the tsvector columns (frequent words are "
+                "slower, and their counts and rankings are prepared ahead)",
+                self.location,
+                "the index was made without BM25 indexes" if made else "the server has no pg_textsearch extension",
+            )
+        return ranking
+
+    def _bm25_here(self) -> bool:
+        """Whether this database's BM25 indexes can rank pages: on a primary, and on a streaming replica only from
+        pg_textsearch :data:`BM25_ON_REPLICA` (said when not: such a replica ranks the slower way)."""
+        replica, version = self.db.fetch(
+            "SELECT pg_is_in_recovery(), (SELECT extversion FROM pg_extension WHERE extname = 'pg_textsearch')"
+        )[0]
+        if not replica or tuple(int(n) for n in version.split(".")[:2]) >= BM25_ON_REPLICA:
+            return True
+        log.warning(
+            "PostgreSQL store %s: a streaming replica with pg_textsearch %s, whose BM25 indexes do not follow the "
+            "primary's writes there: pages are ranked in SQL from the tsvector columns",
+            self.location,
+            version,
+        )
+        return False
+
+    @property
+    def counts_ahead(self) -> bool:  # type: ignore[override]
+        """With BM25 indexes nothing is prepared ahead: a frequent word's page is a top-k like any other."""
+        return self.ranking != BM25
 
     # --- writing -----------------------------------------------------------------------------------
 
@@ -172,6 +237,10 @@ class PostgresStore(TableStore):
         self._stats_read = now
         generation = self.generation()
         if self._stats is None or self._stats[0] != generation:
+            if self.bm25_pages:  # a first ingest builds them at its end: until then, pages ranked in SQL
+                self._bm25_built = {
+                    r[0] for r in self.db.fetch("SELECT indexname FROM pg_indexes WHERE indexdef LIKE '%USING bm25%'")
+                }
             row = self.get_meta(STATS)
             stats = orjson.loads(row) if row else {"docs": 0, "lengths": {}}
             docs = int(stats["docs"])
@@ -196,9 +265,12 @@ class PostgresStore(TableStore):
         """The words of a field's vocabulary ending with (``suffix``) or holding (``infix``) ``part``, found by
         the trigram index of ``lexemes``."""
         escaped = part.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        pattern = f"%{escaped}" if kind == "suffix" else f"%{escaped}%"
+        if kind == "suffix" and not self.trigrams:  # the reversed words' index: a prefix of them
+            where, pattern = 'reverse(lexeme) COLLATE "C" LIKE %s', escaped[::-1] + "%"
+        else:
+            where, pattern = "lexeme LIKE %s", f"%{escaped}" if kind == "suffix" else f"%{escaped}%"
         rows = self.db.fetch(
-            "SELECT lexeme FROM lexemes WHERE field = %s AND lexeme LIKE %s AND df > 0", (FIELD_IDS[field], pattern)
+            f"SELECT lexeme FROM lexemes WHERE field = %s AND {where} AND df > 0", (FIELD_IDS[field], pattern)
         )
         return sorted(r[0] for r in rows)
 
@@ -206,6 +278,8 @@ class PostgresStore(TableStore):
         """The count (grouped by unit) beside the page: two statements on two connections."""
         deadline.check()
         plan = Plan(q, self._collection(), self._df(scored_words(q)), self._expand)
+        if self.bm25_pages and q.limit and f"docs_{plan.bm25()}_bm25" in self._bm25_built:
+            return self._search_bm25(plan)
         prepared = self._prepared(plan)
         if q.limit == 0:
             total, aggregations = self._counted(plan, prepared.get(_key(plan.count())))
@@ -243,6 +317,32 @@ class PostgresStore(TableStore):
         ]
         return StoreResult(total, hits, aggregations)
 
+    def _search_bm25(self, plan: Plan) -> StoreResult:
+        """A page from a field's BM25 index (the count beside it): the matches ranked first (the best that fill
+        the page), then the index's top-k of the rest, then matches holding none of the ranked words."""
+        q = plan.q
+        counting = _COUNTER.submit(self._counted, plan)
+        try:
+            need = q.offset + q.limit
+            first = self.db.fetch(plan.bm25_first(need)) if q.rank_first else []
+            rows = [(i, s, True, p) for i, s, p in first]
+            if len(rows) < need:
+                seen = {r[0] for r in rows}
+                top = self.db.fetch(plan.bm25_top(need + len(rows)))
+                rows += sorted(((i, s, False, p) for i, s, p in top if i not in seen), key=lambda r: (-r[1], r[0]))
+                rows = rows[:need]
+                if len(rows) < need and len(top) < need + len(seen):  # the top-k ran out: matches scoring 0
+                    seen |= {r[0] for r in rows}
+                    rows += [(i, s, False, p) for i, s, p in self.db.fetch(plan.bm25_zero(need)) if i not in seen]
+        finally:
+            total, aggregations = counting.result()
+        fixed = plan.bm25_fixed()
+        hits = [
+            StoreHit(Passage(**orjson.loads(passage)), fixed + float(score), f)
+            for _, score, f, passage in rows[q.offset : need]
+        ]
+        return StoreResult(total, hits, aggregations)
+
     def _counted(self, plan: Plan, prepared: Any = None) -> tuple[int, dict[str, list[tuple[str, int]]]]:
         """The total and the aggregations (book, category, chapter, channel) of the plan's matches (counted, or
         the ``prepared`` rows)."""
@@ -259,8 +359,6 @@ class PostgresStore(TableStore):
         return sum(n for _, n in counts), aggregations
 
     # --- counts prepared ahead --------------------------------------------------------------------
-
-    counts_ahead = True
 
     def _prepared(self, plan: Plan) -> dict[str, Any]:
         """The counts kept ready for this generation of a plan's statements, by key (only a heavy plan's are
@@ -403,6 +501,7 @@ class PostgresStore(TableStore):
             "host": parts.hostname or params.get("host", ""),
             "port": parts.port or int(params.get("port", 5432)),
             "database": parts.path.lstrip("/") or params.get("dbname", ""),
+            "ranking": self.ranking if self.bm25_pages or self.ranking != BM25 else "tsvector (a replica)",
             "problems": [],
         }
         try:

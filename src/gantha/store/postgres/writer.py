@@ -6,9 +6,10 @@ Passages go in by COPY, on a second thread: PostgreSQL parses one batch while Py
 document frequencies (``lexemes``) and the field lengths' totals (meta ``doc_stats``) are counted by PostgreSQL
 itself (``unnest``, ``GROUP BY``) over the rows not counted yet (ids above meta ``counted_to``) at each commit,
 less the counted rows deleted. A first ingest (an empty table) loads without the GIN indexes (and without the
-vocabulary's trigram index) and counts nothing until its end, where it writes the counts its analysis summed
+vocabulary's index) and counts nothing until its end, where it writes the counts its analysis summed
 (a :class:`~gantha.store.postgres.rows.Tally` of the committed rows; counted by PostgreSQL instead if it deleted
-any) and builds the indexes, two jobs at a time.
+any) and builds the indexes, two jobs at a time. With BM25 indexes (pg_textsearch) these are built there too,
+and a later write goes into them as into the GIN indexes, in its transaction.
 """
 
 from __future__ import annotations
@@ -26,8 +27,16 @@ import orjson
 from gantha.model import Passage
 from gantha.store.base import IndexBusy, ReadOnlyIndex, StoreError
 from gantha.store.postgres.rows import Tally, copy_text, doc_row
-from gantha.store.postgres.schema import BY_NAME, DOC_COLUMNS, FIELD_IDS, FIELDS, LEXEME_INDEX, SEARCH_INDEXES
-from gantha.text import chinese
+from gantha.store.postgres.schema import (
+    BM25,
+    BY_NAME,
+    DOC_COLUMNS,
+    FIELD_IDS,
+    FIELDS,
+    REVERSED_INDEX,
+    TRIGRAM_INDEX,
+    search_indexes,
+)
 
 # advisory lock keys: the document writer, the task runner, whoever creates the schema
 WRITER_LOCK, TASK_LOCK, SCHEMA_LOCK = 0x67616E7401, 0x67616E7402, 0x67616E7403
@@ -39,8 +48,9 @@ BULK = True  # a first ingest loads without indexes and builds them at its end (
 
 
 class Writer:
-    def __init__(self, url: str, location: str):
-        self.url, self.location = url, location
+    def __init__(self, url: str, location: str, ranking: str = "tsvector", *, trigrams: bool = True):
+        self.url, self.location, self.ranking = url, location, ranking
+        self._lexeme_index = TRIGRAM_INDEX if trigrams else REVERSED_INDEX
         self._conn: Any = None
         self._units: dict[tuple, int] = {}
         self._numbers = iter(())  # document numbers reserved
@@ -77,7 +87,19 @@ class Writer:
                 raise IndexBusy(f"the index in {self.location} is being written by another process")
             self._bulk = BULK and not conn.execute("SELECT EXISTS (SELECT 1 FROM docs)").fetchone()[0]
             self._tallied, self._pending = (Tally() if self._bulk else None), Tally()
-            for name, target in [*SEARCH_INDEXES.items(), LEXEME_INDEX]:
+            if missing := [
+                c
+                for f in FIELDS
+                for c in f.columns
+                if c.endswith("_words")
+                and not conn.execute(
+                    "SELECT 1 FROM information_schema.columns WHERE table_name = 'docs' AND column_name = %s", (c,)
+                ).fetchone()
+            ]:  # an index made before the ranked fields' text
+                conn.execute("".join(f"ALTER TABLE docs ADD COLUMN {c} TEXT NOT NULL DEFAULT '';" for c in missing))
+            if self._bulk:  # the first documents fix how the index is ranked
+                self._put_meta(conn, "ranking", self.ranking)
+            for name, target in [*search_indexes(self.ranking).items(), self._lexeme_index]:
                 if self._bulk:
                     conn.execute(f"DROP INDEX IF EXISTS {name}")  # loaded first, then indexed once
                 else:
@@ -127,13 +149,12 @@ class Writer:
         numbers = [self._number() for _ in batch]
         units = [self._unit(p, new) for p in batch]
         self._added |= {(p.corpus, p.book, p.channel) for p in batch}
-        texts = (p.text for p in batch)
         tallied = self._tallied is not None  # a first ingest sums what it writes
         rows: Future | tuple[str, Tally | None]
-        if (analyser := _analyser()) and len(batch) >= ANALYSED_APART and not any(map(chinese.has_chinese, texts)):
-            rows = analyser.submit(rows_text, numbers, units, batch, tallied)
-        else:  # Chinese is segmented with the index's own terms, which this process holds
-            rows = rows_text(numbers, units, batch, tallied)
+        if (analyser := _analyser()) and len(batch) >= ANALYSED_APART:  # any script: analysis needs no state
+            rows = analyser.submit(rows_text, numbers, units, batch, tallied, self.ranking == BM25)
+        else:
+            rows = rows_text(numbers, units, batch, tallied, self.ranking == BM25)
         while len(self._copying) >= 2:  # at most two batches in flight
             self._copying.popleft().result()
         if self._conn is None:
@@ -263,7 +284,7 @@ class Writer:
             self._copying.popleft().exception()  # wait for them: a failure is given up with the rest
         self._conn.rollback()
         if finished and self._bulk:
-            finish_bulk(self.url, self._tallied)
+            finish_bulk(self.url, self._tallied, self.ranking, self._lexeme_index)
         self._pending, self._tallied = Tally(), None
         self._conn.close()
         self._conn = None
@@ -272,9 +293,11 @@ class Writer:
         self._numbers = iter(())
 
 
-def finish_bulk(url: str, tally: Tally | None = None) -> None:
+def finish_bulk(
+    url: str, tally: Tally | None = None, ranking: str = "tsvector", lexeme_index: tuple[str, str] = TRIGRAM_INDEX
+) -> None:
     """Count every row not counted yet (from ``tally``, a first ingest's sums of them, where it holds them; then
-    index the vocabulary's trigrams) and build the missing GIN indexes: two jobs at a time, each on its own
+    index the vocabulary) and build the missing GIN (and BM25) indexes: two jobs at a time, each on its own
     connection (one PostgreSQL process each)."""
     import psycopg
 
@@ -282,7 +305,7 @@ def finish_bulk(url: str, tally: Tally | None = None) -> None:
         with psycopg.connect(url) as conn, conn.cursor() as cur:
             if tally is None or not Writer.count_tallied(cur, tally):
                 Writer.count_new(cur)
-        build(*LEXEME_INDEX)
+        build(*lexeme_index)
 
     def build(name: str, target: str) -> None:
         with psycopg.connect(url, autocommit=True) as conn:
@@ -291,15 +314,19 @@ def finish_bulk(url: str, tally: Tally | None = None) -> None:
             conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        jobs = [pool.submit(count)] + [pool.submit(build, *item) for item in SEARCH_INDEXES.items()]
+        indexes = sorted(search_indexes(ranking).items(), key=lambda item: "bm25" not in item[0])  # longest first
+        jobs = [pool.submit(count)] + [pool.submit(build, *item) for item in indexes]
         for job in jobs:
             job.result()
 
 
-def rows_text(numbers: list[int], units: list[int], batch: list[Passage], tallied: bool) -> tuple[str, Tally | None]:
-    """The batch's lines for ``COPY docs``, and (``tallied``) their tally."""
+def rows_text(
+    numbers: list[int], units: list[int], batch: list[Passage], tallied: bool, bm25: bool = False
+) -> tuple[str, Tally | None]:
+    """The batch's lines for ``COPY docs``, and (``tallied``) their tally; ``bm25``: with the ranked fields' text."""
     tally = Tally() if tallied else None
-    return "".join(doc_row(n, u, p, tally) for n, u, p in zip(numbers, units, batch, strict=True)), tally
+    lines = (doc_row(n, u, p, tally, bm25) for n, u, p in zip(numbers, units, batch, strict=True))
+    return "".join(lines), tally
 
 
 @cache
