@@ -413,8 +413,8 @@ def test_a_paragraph_is_cited_from_the_page_it_begins_on_to_the_page_it_ends_on(
     assert [k for k in sn.page_refs if k[0] == "P"] == ["P5.0420", "P5.0421"]
     cited = passage_citations(sn, None)
     assert "PTS S V 420–421" in cited["default"] and "S V 421)" not in cited["default"]
-    # the same in a commentary (Sp VI 1159–1160) and at MN 10's opening (M I 55–56)
-    assert "PTS Sp VI 1159–1160" in passage_citations(at("vin02a3.att", "75"), None)["default"]
+    # the same in a commentary (Sp 1159–1160) and at MN 10's opening (M I 55–56)
+    assert "PTS Sp 1159–1160" in passage_citations(at("vin02a3.att", "75"), None)["default"]
     assert "PTS M I 55–56" in passage_citations(at("s0201m.mul", "106"), None)["default"]
     # a paragraph on one page names that page alone
     assert source_of([at("s0201m.mul", "107")]).pages["PTS"] == "M I 56"
@@ -447,7 +447,8 @@ def test_single_volume_works_by_page_the_dhammapada_by_verse() -> None:
 def test_pts_conventions_of_each_collection() -> None:
     span = (Page(2, 31), Page(2, 31))
     assert cite_pts("vin02m3.mul", span) == "Vin II 31"
-    assert cite_pts("s0101a.att", (Page(1, 5), Page(2, 1))) == "Sv I 5 – II 1"  # over two volumes
+    assert cite_pts("s0402a.att", (Page(2, 150), Page(3, 1))) == "Mp II 150 – III 1"  # over two volumes
+    assert cite_pts("vin02a3.att", (Page(6, 1159), Page(6, 1160))) == "Sp 1159–1160"  # paginated through
     assert cite_pts("s0510m2.mul", (Page(2, 379), Page(2, 380))) == "Ap 379–380"  # paginated through its parts
     assert cite_pts("s0505m.mul", (Page(0, 25), Page(0, 25))) == "Sn p. 25"  # the PTS verse numbers differ
     assert cite_pts("x9999m.mul", span) == "PTS II 31"
@@ -554,7 +555,7 @@ def test_cite_over_http_mcp_and_the_cli(cite_index: Path) -> None:
     ok = client.get("/api/v3/cite", params={"coordinate": "cst/vin02a3.att/75", "format": "csl-json"})
     assert ok.status_code == 200, ok.text
     data = ok.json()["data"]
-    assert data["pages"]["PTS"] == "Sp VI 1159–1160" and json.loads(data["export"])[0]["id"] == "cst/vin02a3.att/75"
+    assert data["pages"]["PTS"] == "Sp 1159–1160" and json.loads(data["export"])[0]["id"] == "cst/vin02a3.att/75"
     bad = client.get("/api/v3/cite", params={"coordinate": "cst/vin02a3.att/75", "format": "endnote"})
     assert bad.status_code in (400, 422) and "bibtex|ris|csl-json" in bad.text
     tool = Toolbox(Research.open(cite_index)).cite(coordinate="MN 10", format="bibtex")

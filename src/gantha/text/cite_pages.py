@@ -1,10 +1,11 @@
-"""Edition pages and paragraphs as a scholar cites them: ``S V 420–421``, ``Sp VI 1159–1160``, ``Ud 1``, ``Dhp 183``.
+"""Edition pages and paragraphs as a scholar cites them: ``S V 420–421``, ``Sp 1159–1160``, ``Ud 1``, ``Dhp 183``.
 
 A passage is cited by the page it **begins** on, and by a range when it runs over (``S V 420–421``); a
 range of passages from the first page of the first to the last page of the last. The PTS edition is
 cited with the abbreviation and the Roman volume numeral of each work (the conventions of the Critical
-Pāli Dictionary and the Dictionary of Pāli): a single-volume work (or one paginated through its parts:
-the Apadāna, the Mahāniddesa) by page alone, the Dhammapada by verse. The CST numbers the verses of the
+Pāli Dictionary and the Dictionary of Pāli): a single-volume work, or one paginated through its volumes
+(the Samantapāsādikā, the Sumaṅgalavilāsinī, the Apadāna …: ``Sp 1159``), by page alone; the Dhammapada
+by verse. The CST numbers the verses of the
 Suttanipāta, the Thera- and Therīgāthā otherwise than the PTS (1,155, 1,288 and 524 verses against
 1,149, 1,279 and 522), so those are cited by PTS page, marked ``p.`` as scholars do for their prose.
 
@@ -38,10 +39,10 @@ class PtsWork:
 # CST book ids (file stems) → PTS abbreviation and style, first match wins
 _WORKS: tuple[tuple[str, str, Style], ...] = (
     (r"vin0[12]m", "Vin", "volume"),
-    (r"vin0[12]a", "Sp", "volume"),
+    (r"vin0[12]a", "Sp", "page"),  # paginated through its seven volumes
     (r"vin04t", "Kkh", "page"),  # its PTS pages are those of the Kaṅkhāvitaraṇī it holds
     (r"s01\d\dm", "D", "volume"),
-    (r"s01\d\da", "Sv", "volume"),
+    (r"s01\d\da", "Sv", "page"),  # paginated through its three volumes
     (r"s01\d\dt", "Sv-pṭ", "volume"),
     (r"s02\d\dm", "M", "volume"),
     (r"s02\d\da", "Ps", "volume"),
@@ -58,7 +59,7 @@ _WORKS: tuple[tuple[str, str, Style], ...] = (
     (r"s0504m", "It", "page"),
     (r"s0504a", "It-a", "volume"),
     (r"s0505m", "Sn", "page-marked"),
-    (r"s0505a", "Pj II", "volume"),
+    (r"s0505a", "Pj II", "page"),  # paginated through its volumes
     (r"s0506m", "Vv", "page"),
     (r"s0506a", "Vv-a", "page"),
     (r"s0507m", "Pv", "page"),
@@ -75,11 +76,11 @@ _WORKS: tuple[tuple[str, str, Style], ...] = (
     (r"s0512a", "Cp-a", "page"),
     (r"s051[34]", "Ja", "volume"),
     (r"s0515m", "Nidd I", "page"),  # paginated through its two parts
-    (r"s0515a", "Nidd-a", "volume"),  # Saddhammapajjotikā I–II
+    (r"s0515a", "Nidd-a", "page"),  # Saddhammapajjotikā I–II, paginated through both
     (r"s0516m", "Nidd II", "page"),
     (r"s0516a", "Nidd-a III", "page"),  # Saddhammapajjotikā III (the CST marks no volume)
     (r"s0517m", "Paṭis", "volume"),
-    (r"s0517a", "Paṭis-a", "volume"),
+    (r"s0517a", "Paṭis-a", "page"),  # paginated through its three volumes
     (r"s0518m", "Mil", "page"),
     (r"s0519m", "Nett", "page"),
     (r"s0520m", "Peṭ", "page"),
