@@ -580,3 +580,32 @@ def test_another_corpus_names_no_edition_of_the_canon() -> None:
 def test_books_holding_two_works_are_cited_by_the_one_the_pages_belong_to() -> None:
     kkh = next(p for p in passages("vin04t.nrf") if any(k[0] == "P" for k in p.page_refs))
     assert source_of([kkh]).pages["PTS"].startswith("Kkh ")
+
+
+def pts_pages(*names: str) -> list[tuple[int, int, int]]:
+    """(volume, first page, last page) of each PTS volume the page breaks of these books mark."""
+    pages: dict[int, list[int]] = {}
+    for name in names:
+        for root in cst.parse_book(books()[name]):
+            for pb in root.iter("pb"):
+                if pb.get("ed") == "P" and re.fullmatch(r"\d+\.\d+", pb.get("n") or ""):
+                    volume, page = pb.get("n").split(".")
+                    pages.setdefault(int(volume), []).append(int(page))
+    return [(v, min(pages[v]), max(pages[v])) for v in sorted(pages)]
+
+
+@pytest.mark.parametrize(
+    ("names", "through"),
+    [
+        (("vin02a1.att", "vin02a2.att", "vin02a3.att", "vin02a4.att"), True),  # Sp IV–VII: 735–1416
+        (("s0505a.att",), True),  # Pj II
+        (("s0401a.att", "s0402a.att"), False),  # Mp I–III, each from page 1
+    ],
+)
+def test_works_cited_by_page_alone_are_paginated_through_their_volumes(names: tuple[str, ...], through: bool) -> None:
+    volumes = pts_pages(*names)
+    assert len(volumes) > 1
+    continuous = all(nxt[1] > prev[2] for prev, nxt in zip(volumes, volumes[1:], strict=False))
+    assert continuous == through, volumes
+    work = pts_work(names[0])
+    assert work and (work.style == "page") == through
