@@ -285,25 +285,18 @@ VERBS = (
 
 
 class CiteParams(BaseModel):
-    coordinate: str = Field(
-        min_length=1,
-        max_length=200,
-        description="a paragraph (cst/s0305m.mul/1081), a range (cst/vin02m3.mul/75-110) or a named text (SN 56.11)",
-    )
-    format: str | None = Field(None, pattern="^(bibtex|ris|csl-json)$", description="an export: bibtex, ris, csl-json")
-    style: Names = Field(
-        default_factory=list,
-        description="reference-list styles: apa, mla, chicago, harvard or any CSL style id (default: apa, mla)",
-    )
+    coordinate: Coordinate
+    format: str | None = Field(None, pattern="^(bibtex|ris|csl-json)$", description="bibtex, ris or csl-json")
+    style: Names = Field(default_factory=list, description="CSL styles: apa, mla, chicago … (default: apa, mla)")
 
 
 VERBS = (
     *VERBS,
     Verb(
         "cite",
-        "Cite a passage, a range or a named text as a scholar writes it, or export it.\n\n"
-        "The reference (SN 56.11), book, chapter, CST paragraphs and the PTS and VRI pages it begins and "
-        "ends on (PTS S V 420–421); reference-list entries in CSL styles; format: a BibTeX, RIS or CSL-JSON entry.",
+        "A passage, range or named text cited as scholars write it, or exported.\n\n"
+        "Reference, book, chapter, CST paragraphs, the PTS and VRI pages it begins and ends on "
+        "(S V 420–421), reference-list entries in CSL styles; format: BibTeX, RIS or CSL-JSON.",
         CiteParams,
         CiteResult,
         lambda r, p: cite(r, p.coordinate, p.format, p.style),
