@@ -1,7 +1,8 @@
 """Repeats found however short: an independent check of the computed parallels (issue 41, item 4).
 
-    .venv/bin/python eval/repeats_check.py --index INDEX [--words 9] [--formula 50] [--sample 50 --seed 41]
-                                           [--sample-out eval/repeats-sample.tsv] [--cache FILE]
+    .venv/bin/python eval/repeats_check.py --index INDEX [--words 9] [--window 6] [--formula 50]
+                                           [--sample 50 --seed 41] [--sample-out eval/repeats-sample.tsv] [--cache FILE]
+    .venv/bin/python eval/repeats_check.py --summary [--sample-out eval/repeats-sample.tsv]   # the judged sample
 
 Reads every Pali paragraph of the CST from INDEX (opened read-only; ``--cache FILE`` keeps them in a pickle
 for the next run), then:
@@ -9,16 +10,20 @@ for the next run), then:
 * **the check** — plain Python, sharing no code with :mod:`gantha.links.parallels`: each paragraph's words
   (Unicode NFD, combining marks dropped, lower case, runs of ``\\w`` without ``_``), every run of ``--words``
   consecutive words kept as a string in a dictionary (words → the paragraphs holding it; in a few passes,
-  one share of the first words at a time, to bound memory). Two paragraphs *repeat each other* when they
-  share at least one such run that stands in at most ``--formula`` paragraphs; a run found in more is a
-  stock formula (``evaṃ me sutaṃ ekaṃ samayaṃ bhagavā …``, ``…pe…`` refrains) and links nothing.
+  one share of the first words at a time, to bound memory). A stretch of ``--window`` words found in more
+  than ``--formula`` paragraphs is a stock formula (``evaṃ me sutaṃ ekaṃ samayaṃ bhagavā``, the sīla and
+  jhāna pericopes, ``…pe…`` refrains). Two paragraphs *repeat each other* when they share a run of
+  ``--words`` words none of whose ``--window``-word stretches is a formula (``--window`` equal to ``--words``:
+  the run itself in at most ``--formula`` paragraphs, so that a formula lengthened by a word or two counts).
 * **the production** — the paragraphs' stretches hashed as a book's ingest does
   (:func:`gantha.links.parallels.shingles`) and the link rebuild's ``_parallels`` over them, timed.
 
 Prints the recall of the production against the check (how many of the check's pairs are links), the
 misses by cause with examples, the production's pairs the check lacks, the time of the rebuild step, and
 MN 10's opening (``cst/s0201m.mul/106``) with its repeats. ``--sample N`` writes N production pairs drawn
-with ``--seed`` (both openings, the longest shared run) to ``--sample-out`` for judging by hand.
+with ``--seed`` (both openings, the longest shared run) to ``--sample-out`` for judging by hand (verdicts:
+``yes`` a passage worth linking, ``formula`` only a stock pericope, a series' refrain or a table line shared,
+``no`` nothing really shared); ``--summary`` counts the verdicts, across works and within one.
 """
 
 from __future__ import annotations
@@ -164,9 +169,14 @@ def report(
 def write_sample(
     path: Path, coordinates: list[str], texts: list[str], folded: list[list[str]], made: Iterable, k: int, seed: int
 ) -> None:
-    """``k`` production pairs drawn with ``seed``, with both openings and their longest shared run."""
+    """``k`` production pairs drawn with ``seed``, with both openings and their longest shared run (the verdicts
+    and notes already written in ``path`` for the same pairs are kept)."""
     ordered = sorted(made)
     where = {c: i for i, c in enumerate(coordinates)}
+    judged = {}
+    if path.exists():
+        with path.open(encoding="utf-8", newline="") as f:
+            judged = {(r["src"], r["dst"]): r for r in csv.DictReader(f, delimiter="\t")}
     rows = []
     for src, dst in random.Random(seed).sample(ordered, min(k, len(ordered))):
         a, b = where[src], where[dst]
@@ -180,8 +190,8 @@ def write_sample(
                 "run": " ".join(run),
                 "src_text": texts[a][:400],
                 "dst_text": texts[b][:400],
-                "verdict": "",
-                "note": "",
+                "verdict": judged.get((src, dst), {}).get("verdict", ""),
+                "note": judged.get((src, dst), {}).get("note", ""),
             }
         )
     with path.open("w", encoding="utf-8", newline="") as f:
@@ -191,9 +201,29 @@ def write_sample(
     print(f"sample of {len(rows)} written to {path}")
 
 
+def summary(path: Path, n: int) -> None:
+    """The verdicts of a judged sample: across works and within one work, and how many pairs hold a run of
+    ``n`` words."""
+    from gantha.links.parallels import work
+
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    counts = Counter()
+    for r in rows:
+        same = work(r["src"].split("/")[1]) == work(r["dst"].split("/")[1])
+        counts[("within one work" if same else "across works", r["verdict"] or "unjudged")] += 1
+    for (where, verdict), k in sorted(counts.items()):
+        print(f"{where}\t{verdict}\t{k}")
+    long_enough = sum(int(r["run_words"]) >= n for r in rows)
+    print(
+        f"all\t{len(rows)} pairs, {long_enough} sharing a run of >= {n} words, "
+        f"{sum(r['verdict'] == 'no' for r in rows)} sharing nothing real"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--index", type=Path, required=True)
+    ap.add_argument("--index", type=Path)
     ap.add_argument("--words", type=int, default=9, help="the shortest shared run (words)")
     ap.add_argument("--window", type=int, default=6, help="the stretch whose frequency makes a formula (words)")
     ap.add_argument("--formula", type=int, default=50, help="a stretch in more paragraphs than this is a formula")
@@ -201,7 +231,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--seed", type=int, default=41)
     ap.add_argument("--sample-out", type=Path, default=Path(__file__).with_name("repeats-sample.tsv"))
+    ap.add_argument("--summary", action="store_true", help="count the verdicts of the judged sample")
     args = ap.parse_args(argv)
+    if args.summary:
+        return summary(args.sample_out, args.words)
+    if args.index is None and not (args.cache and args.cache.exists()):
+        ap.error("--index is required")
 
     started = time.perf_counter()
     books = read_index(args.index, args.cache)
