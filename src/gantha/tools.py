@@ -13,37 +13,55 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, create_model
 
+from gantha.budget import AGENT_BYTES, MAX_BYTES, MIN_BYTES, fit, lean
 from gantha.model import MAX_LIMIT, MAX_OFFSET, SearchMode, SearchRequest
 from gantha.research import Research
-from gantha.search.service import HIT_FIELDS, compact
+from gantha.search.present import unrepeated
+from gantha.search.service import compact
 from gantha.verbs import VERBS, Verb
 
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description=f"hits per page, 1–{MAX_LIMIT}")]
 Offset = Annotated[int, Field(ge=0, le=MAX_OFFSET, description=f"hits to skip, 0–{MAX_OFFSET:,}")]
 Fields = Annotated[
     list[str] | None,
-    Field(description=f"keep only these fields of each hit (compact results), any of: {', '.join(HIT_FIELDS)}"),
+    Field(description="keep only these fields of each hit (coordinate, snippet, path …) and of query_info"),
+]
+MaxBytes = Annotated[
+    int | None,
+    Field(ge=MIN_BYTES, le=MAX_BYTES, description="reply budget in bytes; what is cut to fit is named in omitted"),
 ]
 
-INSTRUCTIONS = """Search and read the Pali canon (Chaṭṭha Saṅgāyana Tipiṭaka) and its translations.
+INSTRUCTIONS = f"""Search and read the Pali canon (Chaṭṭha Saṅgāyana Tipiṭaka) and its translations.
 Every passage has a coordinate such as cst/vin02m3.mul/75 (corpus/book/paragraph); a sutta reference
 (MN 10, SN 56.11, AN 3.65, Dhp 183, Kd 12) is accepted wherever a coordinate is. Cite only
 coordinates these tools returned, and fetch the text you quote with `get`.
 Typical research chain: `word` (spelling, meaning) → `forms` (every attested inflected form of the
 lemma) → `search` with those forms (first bold=true: the commentaries' definitions) → `dist` (where
 the hits are) → `get` (the paragraphs to quote, with citations) → `chapter` (context; size first)
-→ `versions` (is there a translation?). An empty result is an answer: say the texts do not have it."""
+→ `versions` (is there a translation?). `links` answers in one call a paragraph's commentary and
+subcommentary, who cites it, its parallels and its variant readings. An empty result is an answer: say
+the texts do not have it.
+Every tool takes max_bytes, a reply budget (over MCP {AGENT_BYTES:,} unless given, {MIN_BYTES:,} at least):
+a reply cut to fit says what it left out in `omitted` (ask again with offset, limit or fields, or a larger
+max_bytes).
+`help` with a tool's name answers its whole description and what each of its arguments means."""
 
 
 def _dump(model: Any) -> dict[str, Any]:
     return model.model_dump(exclude_none=True)
 
 
+def _reply(data: dict[str, Any], max_bytes: int | None) -> dict[str, Any]:
+    """A tool's reply; with a budget, lean (no empty or repeated fields) and cut to fit it (:func:`fit`)."""
+    return data if max_bytes is None else fit(lean(unrepeated(data)), max_bytes)
+
+
 def _tool(verb: Verb, research: Research) -> Callable[..., dict[str, Any]]:
     """The tool function of a research verb: its parameters as keyword arguments, with bounds and help."""
 
     def tool(**values: Any) -> dict[str, Any]:
-        return _dump(verb.run(research, verb.params(**values)))
+        params = verb.params(**values)
+        return verb.reply(verb.run(research, params), params)
 
     parameters, hints = [], {}
     for name, field in verb.params.model_fields.items():
@@ -82,10 +100,10 @@ class Toolbox:
     def functions(self) -> list[Callable[..., dict[str, Any]]]:
         return [getattr(self, name) for name in self.NAMES]
 
-    def _search(self, **kwargs: Any) -> dict[str, Any]:
+    def _search(self, max_bytes: int | None = None, **kwargs: Any) -> dict[str, Any]:
         lemma, fields = kwargs.pop("lemma", None), kwargs.pop("fields", None)
         req = SearchRequest(**{k: v for k, v in kwargs.items() if v is not None})
-        return compact(_dump(self.research.search(req, lemma=lemma)), fields or [])
+        return _reply(compact(_dump(self.research.search(req, lemma=lemma)), fields or []), max_bytes)
 
     def search(
         self,
@@ -110,8 +128,11 @@ class Toolbox:
         granularity: Literal["paragraph", "sentence", "book", "chapter", "sutta", "section", "auto"] = "paragraph",
         variants: bool = False,
         comments_on: Annotated[list[str] | None, Field(max_length=20)] = None,
+        max_bytes: MaxBytes = None,
     ) -> dict[str, Any]:
-        """Search Pali passages; returns coordinates, snippets and per-book/category counts.
+        """Search Pali passages by words (fuzzy, exact; "a phrase", -not, prefix*, a NEAR/3 b) or meaning (hybrid).
+
+        Answers coordinates, snippets and counts per book and category.
 
         mode "fuzzy" ignores diacritics (type parivasa for parivāsa) and inflection (each word matches
         every attested form of its lemma, listed in query_info.inflections; inflections=false keeps the
@@ -159,34 +180,43 @@ class Toolbox:
             granularity=None if granularity == "paragraph" else granularity,
             variants=variants,
             comments_on=comments_on or [],
+            max_bytes=max_bytes,
         )
 
     # the function-calling set of the original design
     def search_by_query(
-        self, query: str, page: Annotated[int, Field(ge=1, le=MAX_OFFSET)] = 1, page_size: Limit = 10
+        self,
+        query: str,
+        page: Annotated[int, Field(ge=1, le=MAX_OFFSET)] = 1,
+        page_size: Limit = 10,
+        max_bytes: MaxBytes = None,
     ) -> dict[str, Any]:
-        """Search by meaning and words together (hybrid) for descriptive questions in English or Chinese:
-        answers Pali paragraphs (with sutta number, title and the English beside), or not_found when
+        """Search by meaning and words together (hybrid) for a question in English or Chinese.
+
+        Answers Pali paragraphs (with sutta number, title and the English beside), or not_found when
         nothing is relevant enough; falls back to keyword search where no vectors were built."""
         mode = SearchMode.HYBRID if self.research.searcher.semantic else SearchMode.FUZZY
-        return self._search(q=query, mode=mode, limit=page_size, offset=(page - 1) * page_size)
+        return self._search(q=query, mode=mode, limit=page_size, offset=(page - 1) * page_size, max_bytes=max_bytes)
 
-    def search_by_page_ref(self, page_ref: str) -> dict[str, Any]:
+    def search_by_page_ref(self, page_ref: str, max_bytes: MaxBytes = None) -> dict[str, Any]:
         """The paragraphs on a page of a print edition: "PTS Vin II 31", "P2.31", "M0.82", "V0.77"."""
-        return self._search(page_ref=page_ref, limit=20)
+        return self._search(page_ref=page_ref, limit=20, max_bytes=max_bytes)
 
-    def get_term_definition(self, term: str) -> dict[str, Any]:
-        """Define a Pali or Buddhist term: dictionary meanings plus the passages where the term
-        stands in bold (the commentaries' own definitions)."""
+    def get_term_definition(self, term: str, max_bytes: MaxBytes = None) -> dict[str, Any]:
+        """Define a Pali or Buddhist term: its dictionary meanings and its bold definitions in the commentaries.
+
+        The passages where the term stands in bold are the commentaries' own definitions."""
         definition = _dump(self.research.word(term))
         expansion = self.research.forms(term, derivatives=False)
         forms = [f.form for f in expansion.forms]
         bold = self._search(forms=forms, bold_only=True, limit=5) if forms else {"hits": []}
-        return {"definition": definition, "bold_passages": bold.get("hits", [])}
+        return _reply({"definition": definition, "bold_passages": bold.get("hits", [])}, max_bytes)
 
-    def search_pali(self, term: str, bold: bool = False, limit: Limit = 10) -> dict[str, Any]:
+    def search_pali(
+        self, term: str, bold: bool = False, limit: Limit = 10, max_bytes: MaxBytes = None
+    ) -> dict[str, Any]:
         """Search a Pali word in all its inflections: the lemma is expanded to every attested form first."""
-        return self._search(lemma=term, bold_only=bold, limit=limit)
+        return self._search(lemma=term, bold_only=bold, limit=limit, max_bytes=max_bytes)
 
 
 def function_spec(fn: Callable[..., Any], brief: bool = False) -> dict[str, Any]:

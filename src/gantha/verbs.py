@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, Field, create_model
 
+from gantha.budget import MAX_BYTES, MIN_BYTES, fit, lean
 from gantha.model import CompactSearchResponse, SearchResponse, comma_list
 from gantha.research import (
     ChapterResult,
@@ -33,7 +34,7 @@ from gantha.research.desk import CollocatesResult, ConcordanceResult, DeskQuery,
 from gantha.research.desk.concordance import SORT_KEYS
 from gantha.research.similar import MAX_SIMILAR_CHARS
 from gantha.search.errors import SearchError
-from gantha.search.present import HIT_FIELDS, compact
+from gantha.search.present import HIT_FIELDS, compact, unrepeated
 from gantha.text.pali import canon
 
 Names = Annotated[list[str], BeforeValidator(comma_list)]
@@ -42,6 +43,14 @@ Coordinate = Annotated[
     str,
     Field(min_length=1, max_length=200, description="a coordinate (cst/vin02m3.mul/75) or a reference (MN 10)"),
 ]
+
+
+class Budget(BaseModel):
+    """The reply budget every verb takes (:mod:`gantha.budget`); :class:`Verb` adds it to their parameters."""
+
+    max_bytes: int | None = Field(
+        None, ge=MIN_BYTES, le=MAX_BYTES, description="reply budget in bytes; what is cut to fit is named in omitted"
+    )
 
 
 class FormsParams(BaseModel):
@@ -68,6 +77,7 @@ class GetParams(BaseModel):
         default_factory=list, description="channels: pali, my, en, pli-ms, kjv, cuv (default: the original)"
     )
     tokens: bool = Field(False, description="add each Pali word's lemma and grammar")
+    display: bool = Field(False, description="add display: the text as Markdown (**bold**, [^n] notes) if it differs")
 
 
 class ChapterParams(BaseModel):
@@ -133,6 +143,15 @@ def _dist(r: Research, p: DistParams) -> DistResult:
     return r.dist(p.forms, lemma=p.lemma, bold_only=p.bold, categories=p.category)
 
 
+def _get(r: Research, p: GetParams) -> GetResult:
+    """The original text unless channels are named; ``display`` only when asked for (it repeats the text)."""
+    res = r.get(p.coordinates, p.channel or None, p.tokens)
+    if not p.display:
+        for item in res.items:
+            item.display = None
+    return res
+
+
 def _similar(r: Research, p: SimilarParams) -> SearchResponse:
     res = r.similar(p.sentence, p.limit, p.offset, p.min_similarity, books=p.book, categories=p.category)
     if not p.fields:
@@ -152,6 +171,18 @@ class Verb:
     arguments: tuple[str, ...] = ()  # the parameters the CLI takes positionally
     tool: str = ""  # the MCP tool's name where it differs
     route: str = ""  # the HTTP route's last segment where it differs
+
+    def __post_init__(self) -> None:
+        if not issubclass(self.params, Budget):  # every verb takes the reply budget
+            budgeted = create_model(self.params.__name__, __base__=(Budget, self.params), __module__=__name__)
+            object.__setattr__(self, "params", budgeted)
+
+    def reply(self, result: BaseModel, params: BaseModel) -> dict[str, Any]:
+        """A result as JSON data; with a budget (``max_bytes``), lean (no empty or repeated fields) and cut
+        to fit it."""
+        data = result.model_dump(mode="json", exclude_none=True)
+        budget = getattr(params, "max_bytes", None)
+        return data if budget is None else fit(lean(unrepeated(data)), budget)
 
     @property
     def summary(self) -> str:
@@ -207,7 +238,7 @@ VERBS = (
         'without text there comes back with status "missing": say so rather than translate yourself.',
         GetParams,
         GetResult,
-        lambda r, p: r.get(p.coordinates, p.channel or None, p.tokens),
+        _get,
         ("coordinates",),
     ),
     Verb(

@@ -7,6 +7,9 @@ the body is read it keeps listening, and a disconnect marks the deadline so the 
 its next check. The chat (a model may take minutes; it has ``GANTHA_LLM_TIMEOUT``) and the document
 service's routes other than its search (their work is queued as tasks) are left alone.
 
+A bounded request may name a reply budget, ``max_bytes``: its JSON answer is cut to fit
+(:func:`gantha.budget.fit`: the largest lists, then the longest texts), what was cut named in ``omitted``.
+
 Heavy requests — a similar-sentence search, a query with ``prefix*`` or ``*wildcard`` terms (each a scan of
 the term dictionary) — run one at a time across the server's workers (:class:`OneHeavy`: a file lock per
 index), waiting their turn under their deadline: they may use one core, never all of them, so a client
@@ -22,6 +25,7 @@ import asyncio
 import contextlib
 import fcntl
 import hashlib
+import json
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -32,6 +36,7 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gantha.budget import MAX_BYTES, MIN_BYTES, fit
 from gantha.deadline import Deadline, bounded
 
 UNBOUNDED = ("/api/v3/chat", "/api/v1/")  # path prefixes not under the deadline
@@ -92,6 +97,8 @@ class DeadlineMiddleware:
             await self.app(scope, receive, send)
             return
         deadline = Deadline(self.seconds)
+        if (budget := reply_budget(scope)) is not None:
+            send = within(send, budget)
         messages: asyncio.Queue[Message] = asyncio.Queue()
         listener = asyncio.create_task(_listen(receive, messages, deadline))
         try:
@@ -101,6 +108,43 @@ class DeadlineMiddleware:
                     await self.app(scope, messages.get, send)
         finally:
             listener.cancel()
+
+
+def reply_budget(scope: Scope) -> int | None:
+    """The request's ``max_bytes``, if it names one within the bounds (a verb's route refuses one outside)."""
+    values = parse_qs(scope.get("query_string", b"").decode("utf-8", "replace")).get("max_bytes", [])
+    if values and values[-1].isdigit() and MIN_BYTES <= int(values[-1]) <= MAX_BYTES:
+        return int(values[-1])
+    return None
+
+
+def within(send: Send, max_bytes: int) -> Send:
+    """``send`` with a successful JSON answer cut to ``max_bytes`` (held until its last chunk); any other
+    answer passes as it comes."""
+    start: Message | None = None
+    chunks: list[bytes] = []
+
+    async def budgeted(message: Message) -> None:
+        nonlocal start
+        if message["type"] == "http.response.start":
+            kind = Headers(raw=message.get("headers", [])).get("content-type", "")
+            if message["status"] == 200 and kind.startswith("application/json"):
+                start = message
+                return
+        if start is None or message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body", False):
+            return
+        body = b"".join(chunks)
+        if len(body) > max_bytes and isinstance(data := json.loads(body), dict):
+            body = json.dumps(fit(data, max_bytes), ensure_ascii=False, separators=(",", ":")).encode()
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    return budgeted
 
 
 async def _listen(receive: Receive, messages: asyncio.Queue[Any], deadline: Deadline) -> None:

@@ -384,7 +384,7 @@ def _verb_command(verb: Verb) -> None:
             _fail(_one_line(exc, verb), 2)
         res = verb.run(_research(index), params)
         if as_json:
-            return _print_json(res.model_dump(mode="json", exclude_none=True))
+            return _print_json(verb.reply(res, params))  # within --max-bytes, if given
         SHOW[verb.name](res)
 
     fields = [_verb_parameter(verb, n, f) for n, f in verb.params.model_fields.items()]

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from gantha.model import Aside, Bucket, Hit, Passage
+from gantha.links.agama import other_canon
+from gantha.model import Aside, Bucket, Hit, Passage, QueryInfo
 from gantha.search import resources
 from gantha.search.errors import SearchError
 from gantha.search.highlight import snippet
@@ -16,8 +17,10 @@ from gantha.text.pali import fold
 from gantha.topics import scope
 
 CHAPTER_BUCKETS = 30  # chapters listed in the aggregation by chapter (the densest)
-ORIGINALS = {"cst": "pali"}  # corpus → its original channel: aligned translations there stand for it
+ORIGINALS = {"cst": "pali", "agama": "taisho"}  # corpus → its original channel: translations stand for it
 HIT_FIELDS = tuple(Hit.model_fields)
+QUERY_INFO_FIELDS = tuple(QueryInfo.model_fields)
+QUERY_INFO_KEPT = ("original", "mode")  # the query_info every compact result keeps
 
 
 def original_of(doc_id: str) -> str:
@@ -28,16 +31,51 @@ def original_of(doc_id: str) -> str:
 
 
 def compact(data: dict[str, Any], fields: list[str]) -> dict[str, Any]:
-    """A dumped search result with each hit (``hits``/``results``/``weak``) cut to ``fields``: agent-sized."""
+    """A dumped search result cut to ``fields``: agent-sized.
+
+    Each hit (``hits``/``results``/``weak``) keeps the hit fields named; ``query_info`` keeps the query
+    and its mode, and the query_info fields named (``forms``, ``inflections`` …).
+    """
     if not fields:
         return data
-    if unknown := [f for f in fields if f not in HIT_FIELDS]:
-        raise SearchError("invalid_parameter", f"unknown hit field {unknown[0]!r}; one of {', '.join(HIT_FIELDS)}")
+    if unknown := [f for f in fields if f not in HIT_FIELDS and f not in QUERY_INFO_FIELDS]:
+        raise SearchError(
+            "invalid_parameter",
+            f"unknown hit field {unknown[0]!r}; one of {', '.join(HIT_FIELDS)}; "
+            f"or of query_info: {', '.join(QUERY_INFO_FIELDS)}",
+        )
     keep = set(fields)
     for holder in (data, data.get("data") or {}):
         for key in ("hits", "results", "weak"):
             if isinstance(holder.get(key), list):
                 holder[key] = [{k: v for k, v in hit.items() if k in keep} for hit in holder[key]]
+    if isinstance(info := data.get("query_info"), dict):
+        data["query_info"] = {k: v for k, v in info.items() if k in keep or k in QUERY_INFO_KEPT}
+    return data
+
+
+COORDINATE_PARTS = ("corpus", "book", "paragraph")  # a hit's coordinate holds them
+HIT_LISTS = ("hits", "weak", "bold_passages", "items")  # items: get's
+IMPLIED_LAYERS = {"commentary": "atthakatha", "subcommentary": "tika"}  # a link's kind that says its layer
+
+
+def unrepeated(data: dict[str, Any]) -> dict[str, Any]:
+    """A dumped reply without the fields its items repeat (in place): a hit's corpus, book and paragraph
+    (its coordinate holds them) and its language where that is its channel's name; a link's ``of`` where
+    it is the coordinate asked about, and its layer where its kind says it."""
+    for key in HIT_LISTS:
+        for hit in data.get(key) or []:
+            if isinstance(hit, dict) and "coordinate" in hit:
+                for part in COORDINATE_PARTS:
+                    hit.pop(part, None)
+                if hit.get("language") == hit.get("channel"):
+                    hit.pop("language", None)
+    for kind, links in data.items():
+        for item in links.get("items", []) if isinstance(links, dict) else []:
+            if isinstance(item, dict) and item.get("of") == data.get("coordinate"):
+                item.pop("of")
+            if isinstance(item, dict) and kind in IMPLIED_LAYERS and item.get("layer") == IMPLIED_LAYERS[kind]:
+                item.pop("layer")
     return data
 
 
@@ -54,6 +92,7 @@ class Presenter:
             hit.sutta, hit.sutta_title = named.label, named.title or None
             hit.sutta_title_pali, hit.sutta_title_zh = named.pali_title or None, named.zh_title or None
             hit.sutta_summary = named.blurb or None
+            hit.parallels = other_canon(self.store, named) or None
         return hit
 
     def attach_translations(self, hits: list[Hit], terms: set[str]) -> None:
