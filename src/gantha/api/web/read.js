@@ -46,7 +46,7 @@ async function load() {
   if (!main.passages) {
     // too large to show whole: the paragraph alone, with what the other channels have
     $("message").innerHTML = `<div class="banner">${esc(t("read.toolarge"))}</div>`;
-    const got = await api(`/api/v3/get?coordinates=${encodeURIComponent(paragraphOf(coordinate))}&channel=${channels.join(",")}`);
+    const got = await api(`/api/v3/get?coordinates=${encodeURIComponent(paragraphOf(coordinate))}&channel=${channels.join(",")}&display=true`);
     main.passages = [{ coordinate: paragraphOf(coordinate), para: paragraphOf(coordinate).split("/").pop(), kind: "bodytext", display: got.items[0]?.display ?? got.items[0]?.text ?? "", page_starts: [] }];
     chapters.splice(1, chapters.length - 1, ...got.items.slice(1).map((it) => ({ passages: it.status === "ok" ? [{ coordinate: it.coordinate, display: it.display ?? it.text }] : [] })));
   }
