@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -13,9 +14,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from gantha.corpus.files import read_text
 from gantha.embed import make_embedder
 from gantha.embed.corpora import embed_corpora
 from gantha.ingest import (
+    ingest_agama,
     ingest_bible,
     ingest_cst,
     ingest_lexicon,
@@ -167,3 +170,45 @@ class Server:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# --- the Chinese Āgamas beside the Pali -------------------------------------------------------------------
+
+AGAMA = DATA / "agama"
+KEPT = {"agmm": {1, 9, 200, 221}, "agms": {1, 379}}  # MA 221 is MN 63's parallel, SA 379 SN 56.11's
+
+
+def sutras_of(source: Path, numbers: set[int]) -> str:
+    """The collection's title line and the chosen sūtras of a real edition file."""
+    kept, keep = [], True
+    for line in read_text(source).splitlines():
+        if line.startswith("## "):
+            keep = int(re.search(r"\^[a-z](\d+)", line).group(1)) in numbers
+        if line.startswith("# ") or keep:
+            kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
+def small_agama(folder: Path, damaged: bool = False) -> Path:
+    """A folder laid out like the edition's: a few real sūtras of two collections, the raw files whole."""
+    (folder / "raw").mkdir(parents=True)
+    for stem, numbers in KEPT.items():
+        text = sutras_of(AGAMA / f"{stem}-lca.md.gz", numbers)
+        if damaged and stem == "agmm":  # MA 9's heading and anchors broken: the rest must still be read
+            text = text.replace("## 七車經 ^m9", "## 七車經 ^x9").replace("^9-", "^x-")
+        (folder / f"{stem}-lca.md").write_text(text, encoding="utf-8")
+        (folder / "raw" / f"{stem}-lca.txt.gz").symlink_to(AGAMA / "raw" / f"{stem}-lca.txt.gz")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def agama_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """MN 51–100 (s0202m.mul) with SuttaCentral's texts, and MA 1, 9, 200, 221, SA 1, 379."""
+    path = tmp_path_factory.mktemp("agama-index")
+    store = EmbeddedStore(path)
+    assert ingest_cst(store, link_books(tmp_path_factory.mktemp("cst"), ("s0202m.mul",))).ok
+    assert ingest_suttacentral(store, DATA / "suttacentral").passages  # aligned to the one book indexed
+    summary = ingest_agama(store, small_agama(tmp_path_factory.mktemp("agama")))
+    store.close()
+    assert summary.ok, summary.skipped
+    return path

@@ -3,61 +3,23 @@ sūtras of the shared data (a few Madhyama and Saṃyukta sūtras, and MN 51–1
 
 from __future__ import annotations
 
-import gzip
 import re
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import DATA, link_books
 from gantha.api.app import create_app
 from gantha.corpus import agama, agama_marks
-from gantha.ingest import ingest_agama, ingest_cst, ingest_suttacentral
+from gantha.corpus.files import read_text
+from gantha.ingest import ingest_agama
 from gantha.model import SearchRequest
 from gantha.research import Research
 from gantha.search.errors import SearchError
 from gantha.store.embedded import EmbeddedStore
 from gantha.text.chinese import characters, fold
 
-AGAMA = DATA / "agama"
-KEPT = {"agmm": {1, 9, 200, 221}, "agms": {1, 379}}  # MA 221 is MN 63's parallel, SA 379 SN 56.11's
-
-
-def sutras_of(source: Path, numbers: set[int]) -> str:
-    """The collection's title line and the chosen sūtras of a real edition file."""
-    kept, keep = [], True
-    for line in gzip.open(source, "rt", encoding="utf-8").read().splitlines():
-        if line.startswith("## "):
-            keep = int(re.search(r"\^[a-z](\d+)", line).group(1)) in numbers
-        if line.startswith("# ") or keep:
-            kept.append(line)
-    return "\n".join(kept) + "\n"
-
-
-def small_agama(folder: Path, damaged: bool = False) -> Path:
-    """A folder laid out like the edition's: a few real sūtras of two collections, the raw files whole."""
-    (folder / "raw").mkdir(parents=True)
-    for stem, numbers in KEPT.items():
-        text = sutras_of(AGAMA / f"{stem}-lca.md.gz", numbers)
-        if damaged and stem == "agmm":  # MA 9's heading and anchors broken: the rest must still be read
-            text = text.replace("## 七車經 ^m9", "## 七車經 ^x9").replace("^9-", "^x-")
-        (folder / f"{stem}-lca.md").write_text(text, encoding="utf-8")
-        (folder / "raw" / f"{stem}-lca.txt.gz").symlink_to(AGAMA / "raw" / f"{stem}-lca.txt.gz")
-    return folder
-
-
-@pytest.fixture(scope="module")
-def agama_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """MN 51–100 (s0202m.mul) with SuttaCentral's texts, and MA 1, 9, 200, 221, SA 1, 379."""
-    path = tmp_path_factory.mktemp("agama-index")
-    store = EmbeddedStore(path)
-    assert ingest_cst(store, link_books(tmp_path_factory.mktemp("cst"), ("s0202m.mul",))).ok
-    assert ingest_suttacentral(store, DATA / "suttacentral").passages  # aligned to the one book indexed
-    summary = ingest_agama(store, small_agama(tmp_path_factory.mktemp("agama")))
-    store.close()
-    assert summary.ok, summary.skipped
-    return path
+from conftest import AGAMA, small_agama
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +39,7 @@ def test_the_madhyama_is_read_whole_with_its_titles_and_numbered_paragraphs():
     by_number = {s.number: s for s in book.sutras}
     assert len(by_number) == 222 and by_number[221].title == "箭喻經"
     assert by_number[221].paragraphs[0] == ("221.1", "我聞如是︰")
-    text = gzip.open(AGAMA / "agmm-lca.md.gz", "rt", encoding="utf-8").read()
+    text = read_text(AGAMA / "agmm-lca.md.gz")
     body = re.sub(r"\^[\w-]+|^#.*$|\s", "", text, flags=re.M)
     read = "".join(t for s in book.sutras for _, t in s.paragraphs)
     assert abs(len(read) - len(body)) < len(body) * 0.001  # nothing of the text lost

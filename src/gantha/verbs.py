@@ -84,7 +84,7 @@ class ChapterParams(BaseModel):
     coordinate: Coordinate
     confirm: bool = Field(False, description="return the text, not only its size")
     channel: str = Field("pali", description="the channel to read: pali, my, en …")
-    script: str = Field("Roman", description="Pali script: Roman, Burmese, Sinhala, Thai, Devanagari")
+    script: str = Field("Roman", description="Pali: Roman, Burmese, Sinhala, Thai, Devanagari; Chinese: Hant, Hans")
     section: bool = Field(False, description="only the innermost heading's section")
 
 

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from gantha.corpus.agama_marks import Mark
-from gantha.model import TextRecord
+from gantha.model import ParallelRef, TextRecord
+from gantha.store.base import Store
 from gantha.store.links import LinkRow
 from gantha.text.refs import covering_uid
 
@@ -88,3 +89,23 @@ def editor_links(marks: list[Mark], texts: list[TextRecord]) -> tuple[list[LinkR
             rows[(mark.sutra, target)] = LinkRow(KIND, mark.sutra, target, note=note)
             rows[(target, mark.sutra)] = LinkRow(KIND, target, mark.sutra, note=note)
     return list(rows.values()), report
+
+
+def other_canon(store: Store, named: TextRecord) -> list[ParallelRef]:
+    """The parallels of a named text in the other canon (the Āgamas for a sutta, the Pali for an Āgama sūtra),
+    from the editor's marks and SuttaCentral's list, each named once."""
+    out: list[ParallelRef] = []
+    for r in store.links_from([named.uid], KIND) + store.links_from([named.uid], "curated"):
+        other = store.text(r.dst.split("#")[0])
+        if other is None or other.corpus == named.corpus or any(x.reference == other.label for x in out):
+            continue
+        title = other.zh_title if other.corpus == "agama" else other.pali_title or other.title
+        out.append(
+            ParallelRef(
+                reference=other.label,
+                coordinate=f"{other.corpus}/{other.book}/{other.first_para}",
+                title=title or None,
+                source="Lin Chong-an's edition" if r.kind == KIND else "SuttaCentral",
+            )
+        )
+    return out

@@ -8,11 +8,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from gantha.links.agama import other_canon
 from gantha.model import (
+    ParallelRef,
     Passage,
 )
 from gantha.search.service import SearchError
+from gantha.text.chinese import to_simplified
 from gantha.text.pali import SCRIPTS, from_roman
+
+CHINESE_SCRIPTS = ("Hant", "Hans")  # the Āgamas as written (traditional), or simplified
 
 MAX_CHAPTER_PARAGRAPHS = 5000
 PARAGRAPH_RANGE = re.compile(r"^([^/]+/[^/]+)/(\d+)-(\d+)$")  # cst/vin02m3.mul/150-160
@@ -42,6 +47,7 @@ class ChapterResult(BaseModel):
     message: str | None = None
     summary: str | None = None  # SuttaCentral's blurb of the sutta or chapter, where it has one
     title_zh: str | None = None  # its Chinese name, where SuttaCentral gives one
+    parallels: list[ParallelRef] | None = None  # a sutta's parallels in the other canon (Pali ↔ Āgama)
 
 
 class ChannelStatus(BaseModel):
@@ -101,9 +107,13 @@ class ChapterVerbs:
         """The chapter around a coordinate: its size, and with ``confirm`` its text (Pali in ``script``).
         A sutta reference gives that sutta; a paragraph range (``cst/vin02m3.mul/150-160``) those paragraphs;
         ``section`` only the innermost heading's section around the coordinate."""
-        if script not in SCRIPTS:
-            raise SearchError("invalid_parameter", f"unknown script {script!r}; one of {', '.join(SCRIPTS)}")
-        described = None
+        if script not in SCRIPTS and script not in CHINESE_SCRIPTS:
+            raise SearchError(
+                "invalid_parameter",
+                f"unknown script {script!r}; one of {', '.join(SCRIPTS)} (Pali), "
+                f"{', '.join(CHINESE_SCRIPTS)} (Chinese)",
+            )
+        described, others = None, []
         if span := self._paragraph_range(coordinate, channel):
             p, passages = span[0], span
             channel = p.channel
@@ -119,6 +129,8 @@ class ChapterVerbs:
                 passages = self.store.chapter(p.corpus, p.book, p.chapter, channel)
                 title = p.chapter_title or (p.path[-1] if p.path else "")
                 described = self._chapter_description(p)
+            if holder := named or self.store.text_at(p.corpus, p.book, p.seq):  # the sutta read here
+                others = other_canon(self.store, holder)
             if section:  # the run of passages under the same headings as the coordinate's
                 passages = _section_of(passages, p)
                 title = " › ".join(p.path) or title
@@ -135,6 +147,7 @@ class ChapterVerbs:
             confirmed=confirm,
             summary=(described[0] or None) if described and not section else None,
             title_zh=(described[1] or None) if described and not section else None,
+            parallels=others or None,
         )
         if not confirm:
             result.message = (
@@ -144,7 +157,9 @@ class ChapterVerbs:
             result.confirmed = False
             result.message = f"chapter too large ({len(passages)} paragraphs); use get on chosen coordinates"
         else:
-            convert = (lambda t: from_roman(t, script)) if _is_pali_text(passages) and script != "Roman" else str
+            convert = (lambda t: from_roman(t, script)) if _is_pali_text(passages) and script in SCRIPTS[1:] else str
+            if script == "Hans":  # Chinese as simplified characters (the Āgamas are written traditional)
+                convert = to_simplified
             result.passages = [
                 ChapterPassage(
                     coordinate=x.coordinate,

@@ -3,17 +3,45 @@ import { api, displayHtml, esc, header, readerHref, t } from "./common.js";
 const $ = (id) => document.getElementById(id);
 const coordinate = decodeURIComponent(location.pathname.replace(/^\/read\//, ""));
 const paragraphOf = (c) => c.replace(/\.s\d+$/, ""); // a sentence coordinate opens its paragraph
-const CHANNEL_NAMES = { pali: "Pali (CST)", my: "Burmese · မြန်မာ", en: "English", "pli-ms": "Pali (SuttaCentral)", kjv: "KJV", cuv: "和合本 (CUV)" };
+const CHANNEL_NAMES = { pali: "Pali (CST)", my: "Burmese · မြန်မာ", en: "English", "pli-ms": "Pali (SuttaCentral)", kjv: "KJV", cuv: "和合本 (CUV)", taisho: "漢譯 (Taishō)" };
+const hanzi = () => localStorage.getItem("gantha.hanzi") || "Hant"; // the Āgamas traditional as written, or simplified
 const channelName = (c) => (c === "pali" ? `${t("read.pali")} (CST)` : CHANNEL_NAMES[c] || c);
 
 function pageMarks(starts) {
   return (starts || []).map((p) => `<span class="pb" title="edition page">${esc(p)}</span>`).join("");
 }
 
-async function chapter(channel, script) {
-  const p = new URLSearchParams({ coordinate: paragraphOf(coordinate), confirm: "true", channel, script });
+async function chapter(channel, script, at = paragraphOf(coordinate)) {
+  const p = new URLSearchParams({ coordinate: at, confirm: "true", channel, script: channel === "taisho" ? hanzi() : script });
   return api(`/api/v3/chapter?${p}`);
 }
+
+/** A sutta's parallels in the other canon beside it: an Āgama sūtra's Chinese, or a sutta's Pali and English. */
+async function showParallel(parallels, chosen = 0) {
+  const panel = $("parallel");
+  panel.hidden = !parallels?.length;
+  if (panel.hidden) return;
+  const p = parallels[chosen];
+  const agama = p.coordinate.startsWith("agama/");
+  $("hanzi-label").hidden = !agama;
+  $("parallel-title").textContent = t("read.parallel", { reference: p.reference, title: p.title || "" });
+  $("parallel-choices").innerHTML = parallels.map((x, i) =>
+    `<button type="button" class="plain" data-parallel="${i}" aria-pressed="${i === chosen}">${esc(x.reference)}</button>`).join(" ")
+    + ` <a href="${esc(readerHref(p.coordinate))}">${esc(t("read.open"))}</a> <span class="reason">${esc(p.source)}</span>`;
+  const channels = agama ? ["taisho"] : ["pali", "en"];
+  const got = await Promise.all(channels.map((ch) => chapter(ch, "Roman", p.reference).catch(() => null)));
+  const main = got[0];
+  if (!main?.passages) { $("parallel-rows").innerHTML = ""; return; }
+  const byChannel = got.map((c) => new Map((c?.passages || []).map((x) => [x.coordinate, x])));
+  $("parallel-heads").innerHTML = channels.map((c) => `<th scope="col">${esc(channelName(c))}</th>`).join("");
+  $("parallel-rows").innerHTML = main.passages.map((x) => `<tr>${channels.map((c, i) => {
+    const q = byChannel[i].get(x.coordinate);
+    const lang = c === "taisho" ? (hanzi() === "Hans" ? "zh-Hans" : "zh-Hant") : c === "pali" ? "pi" : c;
+    return q ? `<td lang="${lang}"><span class="num">${esc(x.para)}</span> ${displayHtml(q.display)}</td>` : `<td class="missing">${esc(t("read.missing"))}</td>`;
+  }).join("")}</tr>`).join("");
+  panel.dataset.chosen = String(chosen);
+}
+let parallelsShown = [];
 
 async function load() {
   const script = localStorage.getItem("gantha.script") || "Roman";
@@ -62,13 +90,16 @@ async function load() {
           + `<button type="button" class="plain linksbtn" data-coordinate="${esc(p.coordinate)}" title="${esc(t("links.open"))}" aria-label="${esc(t("links.open"))}">⇄</button>`
           + pageMarks(p.page_starts)
         : "";
-      return `<td data-channel="${esc(label)}" class="kind-${esc(p.kind)}" lang="${esc(c.language === "pali" ? "pi" : c.language)}">${lead}${displayHtml(q.display)}</td>`;
+      const lang = c.channel === "taisho" ? (hanzi() === "Hans" ? "zh-Hans" : "zh-Hant") : c.language === "pali" ? "pi" : c.language;
+      return `<td data-channel="${esc(label)}" class="kind-${esc(p.kind)}" lang="${esc(lang)}">${lead}${displayHtml(q.display)}</td>`;
     });
     const id = `p-${p.para}`;
     return `<tr id="${esc(id)}" class="${p.coordinate === target ? "target" : ""}">${cells.join("")}</tr>`;
   }).join("");
   document.querySelector("tr.target")?.scrollIntoView({ block: "center" });
-  if (corpus === "cst") showLinks(target);
+  parallelsShown = main.parallels || [];
+  showParallel(parallelsShown);
+  if (corpus === "cst" || corpus === "agama") showLinks(target);
 }
 
 const KINDS = ["root", "commentary", "subcommentary", "cites", "cited_by", "parallels", "variants"];
@@ -146,6 +177,15 @@ document.addEventListener("DOMContentLoaded", () => {
   $("link-items").addEventListener("click", (e) => {
     const button = e.target.closest("button[data-more]");
     if (button) showKind(button.dataset.more, Number(button.dataset.offset));
+  });
+  $("parallel-choices").addEventListener("click", (e) => {
+    const button = e.target.closest("button[data-parallel]");
+    if (button) showParallel(parallelsShown, Number(button.dataset.parallel));
+  });
+  $("hanzi").value = hanzi();
+  $("hanzi").addEventListener("change", () => {
+    localStorage.setItem("gantha.hanzi", $("hanzi").value);
+    load();
   });
   $("script").addEventListener("change", () => {
     localStorage.setItem("gantha.script", $("script").value);
