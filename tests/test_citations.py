@@ -609,3 +609,17 @@ def test_works_cited_by_page_alone_are_paginated_through_their_volumes(names: tu
     assert continuous == through, volumes
     work = pts_work(names[0])
     assert work and (work.style == "page") == through
+
+
+def test_styled_entries_rendered_once_per_shape_equal_those_rendered_one_by_one() -> None:
+    from gantha.text.cite_export import _render
+
+    sources = {}
+    for book in ("vin02a3.att", "s0503m.mul", "abh01m.mul"):
+        for p in passages(book):
+            source = source_of([p])
+            sources.setdefault((source.title, source.book_title), source)
+    sample = [*list(sources.values())[::3][:15], replace(mn10_opening(), title="Sutta ‘quoted’ here.")]
+    for style in ("apa", "modern-language-association", "chicago-author-date"):
+        for source in sample:
+            assert styled(source, style) == _render(source, style), (style, source.title)
