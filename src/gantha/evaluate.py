@@ -27,6 +27,7 @@ from gantha.model import Hit, SearchRequest
 from gantha.research import Research
 from gantha.research.nodes import WINDOW as NODE_WINDOW
 from gantha.search.meaning import Ranked, sought
+from gantha.search.present import ORIGINALS
 from gantha.search.rerank import Calibration, crosses, fit_calibration, script_of
 from gantha.search.service import REFUSAL_DEPTH, Searcher
 
@@ -75,7 +76,8 @@ def relevant(research: Research, q: EvalQuery) -> set[str]:
         if record is None:
             raise ValueError(f"{q.id}: {uid} is not among the indexed texts (ingest suttacentral)")
         span = (record.first_seq, record.last_seq)
-        out |= {p.coordinate for p in research.store.book_passages(record.corpus, record.book, "pali", span)}
+        original = ORIGINALS.get(record.corpus, "pali")  # a sutta's Pali, an Āgama sūtra's Chinese
+        out |= {p.coordinate for p in research.store.book_passages(record.corpus, record.book, original, span)}
     return out
 
 
