@@ -3,7 +3,9 @@ sūtras of the shared data (a few Madhyama and Saṃyukta sūtras, and MN 51–1
 
 from __future__ import annotations
 
+import http.server
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from gantha.api.app import create_app
 from gantha.corpus import agama, agama_marks
+from gantha.corpus.download import DownloadError, download_agama
 from gantha.corpus.files import read_text
 from gantha.ingest import ingest_agama
 from gantha.model import SearchRequest
@@ -159,3 +162,44 @@ def test_a_damaged_sutra_is_reported_and_the_rest_read(tmp_path):
     assert store.text("ma221") is not None and store.text("ma9") is None
     assert store.text("sa379") is not None
     store.close()
+
+
+# --- the upstream, for a user with internet ------------------------------------------------------------
+
+
+@pytest.fixture()
+def upstream():
+    """A local server laid out like the edition's repository: agm-lca/agm?-lca.md and raw/agm?-lca.txt."""
+    files = {
+        f"/agm-lca/agm{x}-lca.md": (AGAMA / f"agm{x}-lca.md.gz") for x in "dmsu"
+    } | {f"/raw/agm{x}-lca.txt": (AGAMA / "raw" / f"agm{x}-lca.txt.gz") for x in "dmsu"}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            if self.path not in files:
+                self.send_response(404)
+                self.end_headers()
+                return
+            body = read_text(files[self.path]).encode("utf-8")
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_the_upstream_is_downloaded_into_a_folder_the_reader_takes(upstream, tmp_path):
+    folder = download_agama(upstream, tmp_path)
+    assert sorted(p.name for p in folder.glob("agm*")) == [f"agm{x}-lca.md" for x in "dmsu"]
+    assert len(agama.read_book(folder / "agmm-lca.md").sutras) == 222
+    assert agama_marks.read_marks(folder).ea_names[83] == "12.1"
+    with pytest.raises(DownloadError):
+        download_agama(upstream + "/missing", tmp_path / "again")
+    assert not (tmp_path / "again" / "agama").exists()  # nothing that looks complete

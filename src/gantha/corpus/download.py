@@ -80,3 +80,21 @@ def download_cst(url: str, downloads: Path, progress: Progress | None = None) ->
     extract_folder(archive, "romn", target)
     archive.unlink()
     return target
+
+
+def download_agama(base: str, downloads: Path, progress: Progress | None = None) -> Path:
+    """Fetch the four Āgamas of the edition's repository (``<base>/agm-lca/agm?-lca.md`` and the plain text with
+    the editor's parallels, ``<base>/raw/agm?-lca.txt``) into a folder laid out like the project's data."""
+    target = downloads / "agama"
+    tmp = Path(tempfile.mkdtemp(prefix=".agama-", dir=downloads if downloads.is_dir() else None))
+    try:
+        for letter in "dmsu":
+            fetch(f"{base.rstrip('/')}/agm-lca/agm{letter}-lca.md", tmp / f"agm{letter}-lca.md", progress)
+            fetch(f"{base.rstrip('/')}/raw/agm{letter}-lca.txt", tmp / "raw" / f"agm{letter}-lca.txt", progress)
+    except DownloadError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if target.exists():
+        shutil.rmtree(target)
+    tmp.rename(target)
+    return target
