@@ -123,12 +123,17 @@ def suttacentral_subset(folder, parts=REFS_TEXTS):
 
 
 @pytest.fixture(scope="session")
-def refs_index(tmp_path_factory):
+def refs_suttacentral(tmp_path_factory):
+    return suttacentral_subset(tmp_path_factory.mktemp("refs-sc"))
+
+
+@pytest.fixture(scope="session")
+def refs_index(tmp_path_factory, refs_suttacentral):
     """Ten real CST books and SuttaCentral's texts of them."""
     path = tmp_path_factory.mktemp("refs-index")
     store = EmbeddedStore(path)
     assert ingest_cst(store, link_books(tmp_path_factory.mktemp("refs-cst"), REFS_BOOKS)).ok
-    ingest_suttacentral(store, suttacentral_subset(tmp_path_factory.mktemp("refs-sc")))
+    ingest_suttacentral(store, refs_suttacentral)
     store.close()
     return path
 

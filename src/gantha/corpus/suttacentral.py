@@ -23,7 +23,6 @@ from pathlib import Path
 from gantha.corpus.files import SourceError, logical_name, read_text
 from gantha.model import ChannelInfo, Passage, TextRecord
 from gantha.text.align import ParagraphStream, align
-from gantha.text.pali import fold
 
 ROOT_CHANNEL = ChannelInfo(
     name="pli-ms",
@@ -393,15 +392,6 @@ def _bare_number(p: Passage) -> bool:
     return bool(re.fullmatch(r"\d+(?:-\d+)?(?:~\d+)?", p.para)) and not re.search(r"[^\W\d_]", p.text)
 
 
-def _pali_name(listed: str, heading: str) -> str:
-    """A text's Pali name: its own heading where that names a sutta (the name files slip: ``mn10`` is listed as
-    the Mahāsatipaṭṭhānasutta, its heading says Satipaṭṭhānasutta), else the name listed, else the heading."""
-    own = _clean_title(heading)
-    if re.search(r"sutta(nta)?$", fold(own)):
-        return own
-    return _clean_title(listed or heading)
-
-
 def _clean_title(title: str) -> str:
     return re.sub(r"^[\d.\s]+", "", title).strip()
 
@@ -424,5 +414,5 @@ def _text_record(
         first_seq=first.seq,
         last_seq=last.seq if last.book == first.book else first.seq,
         title=_clean_title(english or headings.get("en", "")),  # the collection's name for it, else its heading
-        pali_title=_pali_name(pali, headings.get("pali", "")),
+        pali_title=_clean_title(pali or headings.get("pali", "")),
     )

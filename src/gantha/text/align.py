@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from gantha.text.pali import WORD_RE, fold
 
-VERSION = 2  # changes when the method changes, so that recorded alignments are redone
+VERSION = 3  # changes when the method changes, so that recorded alignments are redone
 K = 3  # words in a voting n-gram
 WINDOW_BEHIND, WINDOW_AHEAD = 40, 4000  # words around the expected position searched first
 MIN_SUPPORT = 0.3  # share of a text's segments (those long enough to vote) that its words must place
@@ -32,6 +32,8 @@ JUMP_SEGMENTS, JUMP_WORDS, JUMP_VOTES = 8, 80, 3  # a jump is voted by the next 
 MIN_SHARED = 4  # letters two words must share at their start to count as alike
 SPAN = 60  # most paragraphs searched between two placed neighbours
 LEAD = 4  # paragraphs before a text's first placed segment where its titles may stand
+VOTING_WORDS = 6  # a shorter segment votes with the words of the segments after it
+MIN_AHEAD = 200  # words ahead searched at least for a text's next segment, once the text is found
 
 
 def tokens(text: str) -> list[str]:
@@ -83,13 +85,13 @@ def _grams(words: Sequence[str]) -> list[int]:
     return [hash(tuple(words[j : j + K])) for j in range(len(words) - K + 1)]
 
 
-def _near(stream: ParagraphStream, words: list[str], expected: int) -> int | None:
+def _near(stream: ParagraphStream, words: list[str], expected: int, ahead: int = WINDOW_AHEAD) -> int | None:
     """The start of a segment in the window after ``expected`` (nearest of the best voted), or None."""
     grams = _grams(words)
     if not grams:
         return None
     need = len(grams) if len(grams) <= 2 else max(2, (len(grams) + 2) // 3)
-    lo, hi = expected - WINDOW_BEHIND, expected + WINDOW_AHEAD
+    lo, hi = expected - WINDOW_BEHIND, expected + ahead
     votes: Counter[int] = Counter()
     for j, g in enumerate(grams):
         positions = stream.grams.get(g, ())
@@ -142,21 +144,29 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
     words = [tokens(s) for s in segments]
     starts: list[tuple[int, int]] = []  # (segment, start position) placed by text
     cursor = expected
+    remaining = sum(map(len, words))
     for i, ws in enumerate(words):
-        start = _near(stream, ws, cursor) if cursor is not None else None
-        if start is None and len(ws) >= K:  # the text is elsewhere: find where, then this segment near there
+        voting, lead = _voting(words, i)
+        # once the text is found, its next words are looked for no further ahead than it has words left (thrice:
+        # an edition may write out what the other abridges): a short text's line is not taken from a later one
+        ahead = min(WINDOW_AHEAD, max(MIN_AHEAD, 3 * remaining)) if starts else WINDOW_AHEAD
+        remaining -= len(ws)
+        start = _near(stream, voting, cursor - lead, ahead) if cursor is not None else None
+        if start is None and len(voting) >= K:  # the text is elsewhere: find where, then this segment near there
             block = [w for seg in words[i : i + JUMP_SEGMENTS] for w in seg][:JUMP_WORDS]
-            if (anchor := _jump(stream, block)) is not None:
-                start = _near(stream, ws, anchor)
+            anchor = _jump(stream, block)
+            if anchor is not None and (not starts or cursor is None or 0 <= anchor - cursor <= ahead):
+                start = _near(stream, voting, anchor - lead, ahead)
                 cursor = anchor if start is None else cursor
         if start is not None:
+            start += lead
             starts.append((i, start))
             cursor = start + len(ws)
     kept = _increasing(starts)
     paras: list[int | None] = [None] * len(segments)
     how = [""] * len(segments)
     end = expected if expected is not None else 0
-    voters = sum(len(ws) >= K for ws in words)
+    voters = sum(len(_voting(words, i)[0]) >= K for i in range(len(words)))
     if len(kept) < MIN_SUPPORT * voters:  # a few stray matches: the text is not in these paragraphs
         return Placement(paras, how, end)
     for i, start in starts:
@@ -172,6 +182,25 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
         if paras[i] is None and paras[i + 1] is not None and all(p is None for p in paras[:i]):
             paras[i], how[i] = paras[i + 1], "neighbours"
     return Placement(paras, how, end)
+
+
+def _voting(words: list[list[str]], i: int) -> tuple[list[str], int]:
+    """The words segment ``i`` votes with, and how many of them come before its own: its own, and those of the
+    segments after it while it has fewer than :data:`VOTING_WORDS` (a verse's half-lines, ``Susukhaṃ vata
+    jīvāma``, repeat in the verses around it; the line that follows tells them apart); at a text's end, those
+    of the segments before it (a closing line, ``Bhadditthivimānaṃ pañcamaṃ``, placed after its verse)."""
+    voting = list(words[i])
+    for following in words[i + 1 :]:
+        if len(voting) >= VOTING_WORDS:
+            break
+        voting += following
+    voting = voting[: max(VOTING_WORDS, len(words[i]))]
+    lead = 0
+    for preceding in reversed(words[:i]):
+        if len(voting) >= VOTING_WORDS:
+            break
+        voting, lead = preceding + voting, lead + len(preceding)
+    return voting, lead
 
 
 def _between(

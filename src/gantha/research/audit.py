@@ -1,0 +1,362 @@
+"""The reference audit: does every reference resolve to the passage it names, by every form it is written in?
+
+For every text of SuttaCentral's root files (each sutta, verse and Vinaya rule uid, :func:`audit_suttacentral`):
+
+- **begins and ends**: the span its uid resolves to (:mod:`gantha.research.resolver`) begins with the words
+  SuttaCentral's text begins with, and ends with the words it ends with. The first :data:`EDGE_WORDS` words of
+  its body (titles left out; words folded, quotes dropped) must be found, in order, for at least
+  :data:`TOLERANCE` of them, starting inside the span's first text paragraph (the next ones read on as
+  context); the last ones likewise, ending inside its last. Where the editions word an edge otherwise (a
+  closing line: ``… Sivako sāmaṇero ….`` against ``… Vanavacchassa therassa (siviko) sāmaṇero ….``),
+  :data:`LOOSE` of them suffice if the paragraph beyond the span holds fewer. How many edges agree word for
+  word is reported (:attr:`CollectionAudit.exact`);
+- **printed references resolve back**: the label a citation prints (``MN 10``) resolves to the same span as
+  the uid, and the PTS page the citation prints holds the span's first paragraph;
+- **names**: the Pali name the reader and citations print (``Satipaṭṭhānasutta``) stands in the CST headings
+  over or inside the span (reported, not counted in the agreement).
+
+Books without SuttaCentral numbers (the Abhidhamma, the Visuddhimagga …: :data:`gantha.text.refs.CST_NUMBERED`)
+are audited against the CST's own numbering (:func:`audit_cst_numbered`): every numbered paragraph of the run a
+scholar's form addresses is resolved by that form (``Dhs 5``) and must land on itself, under its own headings.
+
+A collection counts only where the index holds all its CST books; a text whose book is not indexed is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from gantha.corpus import suttacentral as sc
+from gantha.research.descriptions import name_key
+from gantha.research.resolver import ReferenceNotFound, Span
+from gantha.search.errors import SearchError
+from gantha.text import citations as cited
+from gantha.text.align import tokens
+from gantha.text.refs import CST_NUMBERED, parse_page_ref
+
+EDGE_WORDS = 8  # words of a text's beginning (and of its end) compared
+TOLERANCE = 0.75  # share of them that must be found in order (the editions' spelling and spacing differ)
+LOOSE = 0.5  # … or this share, where the paragraph beyond the span holds fewer (the editions word a closing otherwise)
+TARGET = 0.995
+
+
+@dataclass
+class Finding:
+    """One reference that disagrees or does not resolve, and why."""
+
+    collection: str
+    reference: str  # the uid (or the scholar's form)
+    label: str
+    outcome: str  # disagrees | unresolved
+    why: str
+    span: str = ""
+
+
+@dataclass
+class CollectionAudit:
+    collection: str
+    texts: int = 0
+    agreeing: int = 0
+    disagreeing: int = 0
+    unresolved: int = 0
+    exact: int = 0  # agreeing with every compared word found (no spelling difference at either edge)
+    names_agreeing: int = 0
+    names_differing: int = 0
+    names_unheaded: int = 0  # texts the CST heads with no heading of their own
+    findings: list[Finding] = field(default_factory=list)
+    names: list[Finding] = field(default_factory=list)
+
+    @property
+    def share(self) -> float:
+        return self.agreeing / self.texts if self.texts else 1.0
+
+
+@dataclass
+class Audit:
+    collections: list[CollectionAudit]
+    left_out: list[str]  # collections (or books) not audited, and why
+
+    @property
+    def ok(self) -> bool:
+        return all(c.share >= TARGET for c in self.collections)
+
+
+# --- comparing words -------------------------------------------------------------------------------
+
+
+def found_share(wanted: list[str], context: list[str]) -> tuple[float, int, int]:
+    """The share of ``wanted`` found in order in ``context``, and the first and last positions matched."""
+    if not wanted:
+        return 1.0, 0, 0
+    blocks = [b for b in SequenceMatcher(None, wanted, context, autojunk=False).get_matching_blocks() if b.size]
+    if not blocks:
+        return 0.0, -1, -1
+    return sum(b.size for b in blocks) / len(wanted), blocks[0].b, blocks[-1].b + blocks[-1].size - 1
+
+
+_QUOTES = re.compile(r"[‘’“”'\"]")
+
+
+def words(text: str) -> list[str]:
+    """Folded words, quotes dropped first (``vijānata’’nti`` and ``vijānatan”ti`` are one word alike)."""
+    return tokens(_QUOTES.sub("", text))
+
+
+def edges(segments: dict[str, str], uid: str) -> tuple[list[str], list[str]]:
+    """The first and last :data:`EDGE_WORDS` words of a text's body (its title segments left out)."""
+    body = [words(v) for k, v in segments.items() if sc.segment_uid(k) == uid and not sc.is_title(k)]
+    flat = [w for ws in body for w in ws]
+    return flat[:EDGE_WORDS], flat[-EDGE_WORDS:]
+
+
+def _edge(
+    wanted: list[str], edge: list[str], inside: list[str], outside: list[str], at_start: bool
+) -> tuple[bool, bool]:
+    """Whether a span's edge paragraph holds a text's edge words (agrees), and holds them all (exact).
+
+    ``inside``: the words read on into the span beyond that paragraph; ``outside``: the paragraph beyond the
+    span. At least :data:`TOLERANCE` of the words found in order with the edge inside that paragraph; or, where
+    the editions word the edge otherwise (a closing line), :data:`LOOSE` of them, the paragraph beyond holding
+    fewer."""
+    context = edge + inside if at_start else inside + edge
+    share, first, last = found_share(wanted, context)
+    inside_edge = 0 <= first < len(edge) if at_start else last >= len(inside)
+    if share >= TOLERANCE and inside_edge:
+        return True, share == 1.0
+    beyond, _, _ = found_share(wanted, outside)
+    return share >= LOOSE and inside_edge and beyond < share, False
+
+
+def _beyond(research, span: Span) -> tuple[list[str], list[str]]:  # type: ignore[no-untyped-def]
+    """The words of the text paragraphs just before and just after a span (headings left out)."""
+    store = research.store
+    before = store.book_passages(span.corpus, span.book, span.channel, (max(span.first_seq - 3, 0), span.first_seq - 1))
+    after = store.book_passages(span.corpus, span.book, span.channel, (span.last_seq + 1, span.last_seq + 3))
+    prose = [p for p in before if p.text.strip() and p.kind not in _HEADINGS][-1:]
+    next_ = [p for p in after if p.text.strip() and p.kind not in _HEADINGS][:1]
+    return (words(prose[0].text) if prose else []), (words(next_[0].text) if next_ else [])
+
+
+# --- SuttaCentral's texts ----------------------------------------------------------------------------
+
+
+def audit_suttacentral(research, path: Path, collections: Iterable[str] | None = None) -> Audit:  # type: ignore[no-untyped-def]
+    """Audit every uid of SuttaCentral's root files under ``path`` against the index ``research`` reads."""
+    store = research.store
+    indexed = {r.info.book for r in store.books("cst").values()}
+    texts = [t for t in sc.discover(path) if t.root and not sc.NOT_SEPARATE.match(t.uid)]
+    wanted = set(collections) if collections else None
+    out: list[CollectionAudit] = []
+    left_out: list[str] = []
+    for collection, pattern in sc.COLLECTIONS.items():
+        if wanted is not None and collection not in wanted:
+            continue
+        members = [t for t in texts if t.collection == collection]
+        books = {b for b in indexed if re.match(pattern, b)}
+        if not members:
+            continue
+        if not books:
+            left_out.append(f"{collection}: none of its CST books is indexed")
+            continue
+        audit = CollectionAudit(collection)
+        for text in members:
+            segments = text.segments
+            for uid in dict.fromkeys(sc.segment_uid(k) for k in segments):
+                record = store.text(uid)
+                if record is None and not _whole(pattern, books):
+                    continue  # its book may be one the index lacks
+                _audit_text(research, audit, uid, segments)
+        if not _whole(pattern, books):
+            left_out.append(f"{collection}: only {', '.join(sorted(books))} of its books indexed (texts there audited)")
+        out.append(audit)
+    return Audit(out, left_out)
+
+
+def _whole(pattern: str, books: set[str]) -> bool:
+    """Whether the index holds every CST book of a collection (known from the citation table's books)."""
+    known = {e.book for w in cited.table().values() for es in w.entries.values() for e in es}
+    mine = {b for b in known if re.match(pattern, b)}
+    return bool(mine) and mine <= books
+
+
+def _audit_text(research, audit: CollectionAudit, uid: str, segments: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    audit.texts += 1
+    label = sc.label(uid)
+    try:
+        span = research.reference(uid)
+    except SearchError as exc:
+        audit.unresolved += 1
+        audit.findings.append(Finding(audit.collection, uid, label, "unresolved", str(exc)))
+        return
+    where = f"{span.corpus}/{span.book}/{span.first}–{span.last}"
+    problems = []
+    begin, end = edges(segments, uid)
+    paragraphs = research.store.book_passages(span.corpus, span.book, span.channel, (span.first_seq, span.last_seq))
+    texted = [p for p in paragraphs if p.text.strip()]
+    exact = True
+    if not texted:
+        problems.append("the span holds no text")
+    else:
+        body = [p for p in texted if p.kind not in _HEADINGS] or texted  # the text's own heading may open it
+        first, last = words(body[0].text), words(body[-1].text)
+        after = [w for p in body[1:4] for w in words(p.text)][: 2 * len(begin)]  # the words read on
+        before = [w for p in body[-4:-1] for w in words(p.text)][-2 * len(end) :] if len(body) > 1 else []
+        outside = _beyond(research, span)
+        ok, whole = _edge(begin, first, after, outside[0], at_start=True)
+        exact &= whole
+        if not ok:
+            problems.append(f"does not begin with “{' '.join(begin)}” (from {body[0].para})")
+        ok, whole = _edge(end, last, before, outside[1], at_start=False)
+        exact &= whole
+        if not ok:
+            problems.append(f"does not end with “{' '.join(end)}” (at {body[-1].para})")
+    problems += _printed(research, span, label, paragraphs)
+    if problems:
+        audit.disagreeing += 1
+        audit.findings.append(Finding(audit.collection, uid, label, "disagrees", "; ".join(problems), where))
+    else:
+        audit.agreeing += 1
+        audit.exact += exact
+    _audit_name(research, audit, uid, label, span, paragraphs)
+
+
+def _printed(research, span: Span, label: str, paragraphs) -> list[str]:  # type: ignore[no-untyped-def]
+    """What the references a citation prints resolve to: the label to the same span, the PTS page to a span
+    holding the first paragraph."""
+    problems = []
+    try:
+        back = research.reference(label)
+        if (back.book, back.first_seq, back.last_seq) != (span.book, span.first_seq, span.last_seq):
+            problems.append(f"{label} resolves to {back.book}/{back.first}–{back.last}")
+    except SearchError as exc:
+        problems.append(f"{label} does not resolve: {exc}")
+    first = next((p for p in paragraphs if p.text.strip()), None)
+    if first is None or span.corpus != "cst":
+        return problems
+    default = research.citations(first).default
+    for page in re.findall(r"PTS [^;()]+?(?=[;)]|$)", default):
+        page = re.split(r"[–-]", page.strip())[0].strip()  # a range of pages: its first
+        try:
+            parse_page_ref(page)
+            on = research.reference(page)
+        except (SearchError, ValueError) as exc:
+            problems.append(f"the page {page!r} it prints does not resolve: {exc}")
+            continue
+        if on.book != first.book or not on.first_seq <= first.seq <= on.last_seq:
+            problems.append(f"the page {page!r} it prints lies at {on.book}/{on.first}–{on.last}, not {first.para}")
+    return problems
+
+
+def _audit_name(research, audit: CollectionAudit, uid: str, label: str, span: Span, paragraphs) -> None:  # type: ignore[no-untyped-def]
+    """Whether the Pali name printed for a text stands in the CST headings over or inside its span."""
+    record = span.record
+    if record is None or not record.pali_title:
+        return
+    first = next((p for p in paragraphs if p.text.strip()), None)
+    headings = [*(first.path if first else []), *(p.text for p in paragraphs if p.kind in _HEADINGS)]
+    wanted = name_key(record.pali_title)
+    if wanted and any(wanted in name_key(h) or (name_key(h) in wanted and len(name_key(h)) > 3) for h in headings):
+        audit.names_agreeing += 1
+        return
+    inside = [p for p in paragraphs if p.kind in _HEADINGS]
+    if not inside and (not headings or re.search(r"vagg|nipāt|kaṇḍ", headings[-1].lower())):
+        audit.names_unheaded += 1  # the CST gives it no heading of its own (a Dhammapada verse, an AN sutta)
+        return
+    audit.names_differing += 1
+    shown = " › ".join(headings[-3:])
+    audit.names.append(Finding(audit.collection, uid, label, "name differs", f"{record.pali_title} ≠ {shown}"))
+
+
+_HEADINGS = ("chapter", "title", "subhead", "subsubhead", "book", "nikaya")
+
+
+# --- the books without SuttaCentral numbers ------------------------------------------------------------
+
+
+def audit_cst_numbered(research) -> Audit:  # type: ignore[no-untyped-def]
+    """Every numbered paragraph a scholar's form addresses (``Dhs 5``) resolves by that form to itself."""
+    store = research.store
+    indexed = {r.info.book for r in store.books("cst").values()}
+    out: list[CollectionAudit] = []
+    seen: set[str] = set()
+    for form, abbreviation in CST_NUMBERED.items():
+        work = cited.table().get(cited._key(abbreviation.split()))
+        if work is None or abbreviation in seen or "para" not in work.schemes[0] or len(work.schemes[0]) != 1:
+            continue  # only the works cited by one number
+        seen.add(abbreviation)
+        for entry in work.entries.get("*", ()):
+            if entry.book not in indexed:
+                continue
+            audit = CollectionAudit(f"{form.capitalize()} ({entry.book})")
+            runs = cited.runs(research.resolver().numbering("cst", entry.book))
+            run = entry.run or 1
+            if run > len(runs):
+                continue
+            for number, para in runs[run - 1].items():
+                if not entry.numbers[0] <= number <= entry.numbers[1]:
+                    continue
+                reference = f"{form.capitalize()} {number}"
+                audit.texts += 1
+                try:
+                    span = research.reference(reference)
+                except ReferenceNotFound as exc:
+                    audit.unresolved += 1
+                    audit.findings.append(Finding(audit.collection, reference, reference, "unresolved", str(exc)))
+                    continue
+                if (span.book, span.first) == (entry.book, para):
+                    audit.agreeing += 1
+                    audit.exact += 1
+                else:
+                    audit.disagreeing += 1
+                    why = f"lands on {span.book}/{span.first}, not {entry.book}/{para}"
+                    audit.findings.append(Finding(audit.collection, reference, reference, "disagrees", why))
+            out.append(audit)
+    return Audit(out, [])
+
+
+# --- the report ---------------------------------------------------------------------------------------
+
+
+def report(audits: list[Audit], command: str) -> tuple[str, str]:
+    """The Markdown report and the TSV of every finding."""
+    lines = [
+        "# Reference audit",
+        "",
+        f"Written by `{command}`. Each SuttaCentral uid is resolved and its span compared with SuttaCentral's text:",
+        f"its first and last {EDGE_WORDS} words (titles left out) must be found in order for at least "
+        f"{TOLERANCE:.0%} of them, beginning in the span's first paragraph and ending in its last; the label a "
+        "citation prints (MN 10) must resolve to the same span, the PTS page it prints must hold the first "
+        "paragraph. *exact*: every compared word found (the rest differ only by the editions' spelling and "
+        f"spacing). Target: {TARGET:.1%} of the uids of every collection.",
+        "",
+        "| collection | texts | agree | disagree | unresolved | share | exact | names agree | differ | no heading |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    rows = ["collection\treference\tlabel\toutcome\twhy\tspan"]
+    for audit in audits:
+        for c in audit.collections:
+            lines.append(
+                f"| {c.collection} | {c.texts:,} | {c.agreeing:,} | {c.disagreeing:,} | {c.unresolved:,} | "
+                f"{c.share:.2%} | {c.exact:,} | {c.names_agreeing:,} | {c.names_differing:,} | {c.names_unheaded:,} |"
+            )
+            for f in [*c.findings, *c.names]:
+                rows.append("\t".join((f.collection, f.reference, f.label, f.outcome, f.why, f.span)))
+    for audit in audits:
+        lines += [f"- not audited: {why}" for why in audit.left_out]
+    for audit in audits:
+        for c in audit.collections:
+            if c.findings:
+                lines += ["", f"## {c.collection}: {len(c.findings)} disagreeing or unresolved", ""]
+                lines += [f"- **{f.label}** ({f.reference}, {f.outcome}) {f.span}: {f.why}" for f in c.findings]
+    for audit in audits:
+        for c in audit.collections:
+            if c.names:
+                lines += ["", f"## {c.collection}: {len(c.names)} names not found in the CST headings", ""]
+                lines += [f"- {f.label}: {f.why}" for f in c.names[:200]]
+                if len(c.names) > 200:
+                    lines.append(f"- … and {len(c.names) - 200} more (in the TSV)")
+    return "\n".join(lines) + "\n", "\n".join(rows) + "\n"
