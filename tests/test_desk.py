@@ -15,6 +15,7 @@ from gantha.research import Research
 from gantha.research.desk import DeskQuery
 from gantha.research.desk.concordance import pali_key, sort_keys
 from gantha.search.errors import SearchError
+from gantha.text.pali import WORD_RE, canon, fold
 from gantha.verbs import VERBS
 
 PARIVASA = DeskQuery(q="parivāsa", lemma=True)
@@ -49,12 +50,13 @@ def test_concordance_centres_every_form_of_the_lemma_sorted_right(research):
     assert res.lines_total == len(res.lines) == sum(f.count for f in res.forms) > 300
     assert {ln.form for ln in res.lines} <= family
     assert {ln.coordinate.split("/")[1] for ln in res.lines} >= {"vin02m3.mul", "vin02a3.att"}
-    keys = [pali_key(ln.right.split()[0].strip(",.;:–‘’'\"?!").lower()) if ln.right else "\U0010ffff" for ln in res.lines]
+    firsts = [WORD_RE.findall(canon(ln.right))[:1] for ln in res.lines]
+    keys = [pali_key(first[0]) if first else "\U0010ffff" for first in firsts]
     assert keys == sorted(keys)  # by the first word after the form, in Pali alphabetical order
     passages = research.get([ln.coordinate for ln in res.lines[:40]]).items
-    texts = {p.coordinate: " ".join(p.text.split()) for p in passages}
-    for ln in res.lines[:40]:  # the line is the paragraph's own words, the form between its context
-        assert f"{ln.left} {ln.node} {ln.right}".strip() in texts[ln.coordinate]
+    texts = {p.coordinate: "".join(p.text.split()) for p in passages}
+    for ln in res.lines[:40]:  # the line is the paragraph's own text, the form between its context
+        assert "".join(f"{ln.left}{ln.node}{ln.right}".split()) in texts[ln.coordinate]
         assert len(ln.left.split()) <= 4 + 2 and ln.node.lower().startswith(ln.form.split()[0][:3])
 
 
@@ -83,10 +85,10 @@ def test_concordance_exports_every_line_with_its_coordinate(research):
 def test_concordance_of_a_phrase_and_of_near(research):
     near = run(research, "concordance", q="parivāsaṃ NEAR/3 deti", limit=1000)
     assert near.lines_total and near.lines_total > 5
-    deti = set(research.words.inflection("deti").forms)
-    for ln in near.lines:  # the first word centred, a form of the second within three words
-        words = [w.strip(",.;:–‘’'\"?!").lower() for w in f"{ln.left} {ln.right}".split()]
-        assert ln.form.startswith("parivās") and deti & set(words[max(0, len(ln.left.split()) - 4) :][:8])
+    deti = set(near.query_info["near"][0]["forms"][1])  # every form of deti, folded
+    for ln in near.lines:  # the first word centred, a form of the second within three words between
+        words = WORD_RE.findall(fold(ln.left))[-4:] + WORD_RE.findall(fold(ln.right))[:4]
+        assert ln.form.startswith("parivās") and deti & set(words), ln
     phrase = run(research, "concordance", q='"parivāsaṃ deti"', limit=1000)
     assert phrase.lines_total and all(ln.form == "parivāsaṃ deti" for ln in phrase.lines)
 
