@@ -83,7 +83,7 @@ class MeaningSearch:
             sq.should = [c for c in sq.should if c.tokens[0] in kept]
         if translations:  # a Pali query searches the originals, any other the translations aligned to them
             corpora = sq.filters.get("corpus") or []
-            if corpora and all(c in ORIGINALS for c in corpora) and not pali:
+            if corpora and all(c in ORIGINALS for c in corpora) and not pali and not has_chinese(req.q):
                 sq.filters["primary"] = ["no"]
             else:
                 sq.filters.pop("primary", None)
