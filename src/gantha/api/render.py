@@ -104,6 +104,8 @@ def show_search(res: SearchResponse) -> None:
     table.add_column("snippet")
     for h in res.hits:
         where = f"{h.book_title} › {h.path[-1]}" if h.path else h.book_title
+        for other in h.parallels or []:  # its parallel in the other canon: MA 221 ≈ MN 63
+            where += f"\n≈ {other.reference} {other.coordinate}"
         mark = " [bold]★[/bold]" if h.bold_match else (f" {h.similarity:.2f}" if h.similarity is not None else "")
         channel = "" if h.channel == "pali" else escape(f" [{h.channel}]")
         table.add_row(str(h.rank), h.coordinate + channel + mark, escape(where), rich_snippet(h.snippet))
