@@ -20,7 +20,8 @@ for the next run), then:
 
 Prints the recall of the production against the check (how many of the check's pairs are links), the
 misses by cause with examples, the production's pairs the check lacks, the time of the rebuild step, and
-MN 10's opening (``cst/s0201m.mul/106``) with its repeats. ``--sample N`` writes N production pairs drawn
+MN 10's opening (``cst/s0201m.mul/106``) with its repeats; ``--stored``: also the recall of the parallels the
+index holds (made by the code that built its links). ``--sample N`` writes N production pairs drawn
 with ``--seed`` (both openings, the longest shared run) to ``--sample-out`` for judging by hand (verdicts:
 ``yes`` a passage worth linking, ``formula`` only a stock pericope, a series' refrain or a table line shared,
 ``no`` nothing really shared); ``--summary`` counts the verdicts, across works and within one.
@@ -108,6 +109,14 @@ def production(books: dict[str, list[tuple[str, int, str]]]) -> tuple[set[tuple[
     done = time.perf_counter()
     timings = {"stretches hashed (at ingest, per book)": hashed - started, "rebuild (_parallels)": done - hashed}
     return {(r.src, r.dst) for r in rows}, timings
+
+
+def stored(index: Path) -> set[tuple[str, str]]:
+    """The parallels the index holds (as the code that built its links made them)."""
+    from gantha.store.embedded import EmbeddedStore
+
+    store = EmbeddedStore(index, create=False)
+    return {(src, dst) for src, dst in store.db.query("SELECT src, dst FROM links WHERE kind = 'parallel'")}
 
 
 def read_index(index: Path, cache: Path | None) -> dict[str, list[tuple[str, int, str]]]:
@@ -232,6 +241,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=41)
     ap.add_argument("--sample-out", type=Path, default=Path(__file__).with_name("repeats-sample.tsv"))
     ap.add_argument("--summary", action="store_true", help="count the verdicts of the judged sample")
+    ap.add_argument("--stored", action="store_true", help="also the recall of the parallels the index holds")
     args = ap.parse_args(argv)
     if args.summary:
         return summary(args.sample_out, args.words)
@@ -254,6 +264,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"check built in {time.perf_counter() - started:.1f} s")
     report(coordinates, folded, check, made, args.words)
 
+    if args.stored:
+        print("--- the parallels stored in the index:")
+        report(coordinates, folded, check, stored(args.index), args.words)
     mn10 = sorted({b if a == MN10 else a for a, b in made if MN10 in (a, b)})
     print(f"{MN10} (MN 10's opening): {len(mn10)} parallels: {', '.join(mn10[:12])}")
     if args.sample:
