@@ -66,3 +66,4 @@ def test_a_formula_links_nothing_and_the_run_needs_nine_words():
     nine = f"{eight} yadidaṃ"
     assert not _linked([f"idha {eight} ca", f"tattha {eight} vā"])
     assert _linked([f"idha {nine} ca", f"tattha {nine} vā"]) == {(0, 1)}
+    assert not _linked([]) and not _linked(["ekāyano ayaṃ"])

@@ -118,7 +118,7 @@ def pairs(hashes: np.ndarray, paragraphs: np.ndarray) -> tuple[np.ndarray, np.nd
     # ten times faster; 44 bits of hash for the CST's 524,000 paragraphs, two chance collisions in the canon)
     mask = np.uint64((1 << bits) - 1)
     packed = np.sort((hashes & ~mask) | paragraphs.astype(np.uint64))
-    packed = packed[np.concatenate(([True], packed[1:] != packed[:-1]))]  # a stretch repeated in a paragraph: once
+    packed = packed[np.concatenate(([True], packed[1:] != packed[:-1]))[: len(packed)]]  # once in a paragraph
     h, p = packed >> np.uint64(bits), (packed & mask).astype(np.int64)
     starts = np.flatnonzero(np.concatenate(([True], h[1:] != h[:-1]))) if len(h) else np.zeros(0, np.int64)
     sizes = np.diff(np.append(starts, len(h)))
