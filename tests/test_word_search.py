@@ -50,3 +50,11 @@ def test_a_lemma_search_is_ranked_by_relevance(research):
     assert len(set(plain)) > 5 and plain == sorted(plain, reverse=True)  # not one flat score for every hit
     bold = [h.bold_match for h in res.hits]
     assert bold == sorted(bold, reverse=True)  # bold definitions still first
+
+
+def test_sati_is_searched_as_mindfulness_not_as_santa(research):
+    """The issue's miss: `sati` was read as santa's locative and searched as sa, sam, se, santi …"""
+    res = research.search(SearchRequest(q="sati"))
+    read = {i["word"]: i for i in res.query_info.inflections}
+    assert read["sati"]["lemma"] == "sati"
+    assert not {"sa", "sam", "se", "santi", "santo"} & set(read["sati"]["forms"])

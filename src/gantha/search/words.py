@@ -32,7 +32,7 @@ DERIVED = (".prp.", ".pp.", ".fpp.")  # a verb's participles and gerundives: for
 REGULAR_DERIVATIONS = ("anta", "enta", "onta", "māna", "tabba", "anīya")  # not -ta/-na/-eyya: homographs
 VERBAL, NOMINAL = (".v.", ".v:ind."), (".n.", ".ti.")  # ending tables of finite verbs, of declined stems
 RECENT_KEPT = 128  # the families and inflections asked for last, computed again when the vocabulary changes
-RULES = 3  # how inflections are chosen: kept ones of an earlier rule are computed again
+RULES = 4  # how inflections are chosen: kept ones of an earlier rule are computed again
 WARM_SECONDS = 20.0  # at most this long per reopen (a cold family of dhamma: about a second)
 Kind = tuple[bool, bool] | None  # a family with (compounds, derivatives), or None: an inflection
 
@@ -166,14 +166,20 @@ class Words:
     # --- lemmas ---------------------------------------------------------------------------------
 
     def lemmas(self, word: str) -> list[LemmaCandidate]:
-        """Candidate lemmas of a form, most likely first: the word itself when it is a headword, attested
-        analyses, then the ending tables (a participle's verb among them)."""
+        """Candidate lemmas of a form, the one it is read as first (``lemma``), then the word itself when it is a
+        headword, WikiPali's analyses, the ending tables (a participle's verb among them)."""
         return [c.model_copy(deep=True) for c in self._lemmas(canon(word))]
 
+    def lemma(self, form: str) -> str:
+        """The one lemma a written form is read as (``Lexicon.lemma``: ``kāyo`` kāya, ``sati`` sati)."""
+        return self.lexicon.lemma(form)
+
     def _lemmas_uncached(self, form: str) -> tuple[LemmaCandidate, ...]:
-        found: dict[str, LemmaCandidate] = {}
-        if self.lexicon.entries(form):  # a headword is first its own lemma (parivāsa the noun, not an aorist)
-            found[form] = LemmaCandidate(lemma=form, score=1.0, sources=["lexicon-headword"])
+        chosen, rule = self.lexicon.lemmatizer.explain(form)
+        found = {chosen: LemmaCandidate(lemma=chosen, score=1.0, sources=[f"gantha-{rule}"])}
+        if self.lexicon.entries(form):  # a headword is its own lemma too (parivāsa the noun, not an aorist)
+            found.setdefault(form, LemmaCandidate(lemma=form, score=0.99, sources=[]))
+            found[form].sources.append("lexicon-headword")
         analysed = self.lexicon.bases_of(form)
         total = sum(count for _, count, _ in analysed) or 1
         for base, count, _ in analysed:
@@ -194,7 +200,7 @@ class Words:
                 cand.sources.append(a.source)
             if label and label not in cand.grammar:
                 cand.grammar.append(label)
-        return tuple(sorted(found.values(), key=lambda c: -c.score))
+        return tuple(sorted(found.values(), key=lambda c: (c.lemma != chosen, -c.score)))
 
     def _verb_of(self, stem: str) -> tuple[str, str] | None:
         """The verb a participle or gerundive stem derives from, with the derivation's label."""
@@ -340,8 +346,9 @@ class Words:
         return len(kept), len(wanted)
 
     def _computed_inflection(self, word: str) -> Inflection | None:
-        """A diacritic-free word read as every attested form of its most frequent lemma; a word typed with its
-        diacritics, when the texts have it so written, as that spelling's lemma (kūlaṃ: kūla, not kula)."""
+        """A diacritic-free word read as every attested form of the lemma of its most frequent spelling; a word
+        typed with its diacritics, when the texts have it so written, as that spelling's lemma (kūlaṃ: kūla, not
+        kula); ``others``: the other lemmas its spellings could be, that the texts attest."""
         folded = fold(word)
         typed = self.store.word_counts([word]) if word != folded else {}
         written = (
@@ -349,21 +356,17 @@ class Words:
             if word in typed
             else [(form, paragraphs) for form, paragraphs, _ in self.store.forms_by_fold(folded)[:3]]
         )
-        candidates: dict[str, float] = {}
-        evidence: dict[str, int] = {}  # a lemma's most frequent written form among those the word folds from
+        evidence: dict[str, int] = {}  # each lemma read: the paragraphs of the most frequent spelling read as it
+        others: list[str] = []
         for form, paragraphs in written or [(folded, 0)]:
-            for c in self.lemmas(form)[:2]:
-                candidates[c.lemma] = max(candidates.get(c.lemma, 0.0), c.score)
-                evidence[c.lemma] = max(evidence.get(c.lemma, 0), paragraphs)
-        if not candidates:
-            return None
-        paradigms = {lemma: self._paradigms(lemma) for lemma in candidates}
-        weight = {lemma: paradigm[0] for lemma, paradigm in paradigms.items()}
-        # the lemma of the word's most frequent spelling (nanam: ñāṇaṃ's ñāṇa, not the rare nanaṃ's pronoun),
-        # then of the one spelling the lemma whose forms stand in most paragraphs
-        ranked = sorted(candidates, key=lambda lemma: (-evidence[lemma], -weight[lemma], -candidates[lemma]))
+            lemma = self.lemma(form)
+            evidence[lemma] = max(evidence.get(lemma, 0), paragraphs)
+            others += [c.lemma for c in self.lemmas(form)[:2]]
+        # the lemma of the word's most frequent spelling (nanam: ñāṇaṃ's ñāṇa, not the rare nanaṃ's pronoun)
+        ranked = sorted(evidence, key=lambda lemma: -evidence[lemma])
         best = ranked[0]
-        forms = paradigms[best][1]
+        forms = self._paradigms(best)[1]
         if not forms:
             return None
-        return Inflection(folded, best, forms, tuple(lemma for lemma in ranked[1:] if weight[lemma]))
+        rest = [lemma for lemma in dict.fromkeys(ranked[1:] + others) if lemma != best]
+        return Inflection(folded, best, forms, tuple(lemma for lemma in rest if self._paradigms(lemma)[0]))
