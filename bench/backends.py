@@ -25,9 +25,12 @@ frequent words' inflections; on PostgreSQL the counts of their searches: :func:`
 * deploy: scripts/deploy_postgres.py on this machine — a primary (the CST ingested into it), a streaming
   replica, 2 readers of one worker on the replica — loaded the same way, half the connections on each reader;
 * cold (``--cold``): right after the ingest, nothing prepared and no load before, a fresh server on each store
-  loaded the same way: p95 (from wrk's latency distribution) and requests/s;
+  loaded the same way: p95 (from wrk's latency distribution) and requests/s; then in-process, the distinct
+  list's first pass on each store, query by query in turn (so that both meet the same load from the rest of
+  the machine: on a shared machine the servers' figures say more of the neighbours than of the stores);
 * during writes (``--during-writes``): the same while one commentary (:data:`REWRITTEN`) is ingested again
-  (``--force``) into the store the server reads, by a second process; its ingest time is given too.
+  (``--force``) into the store the server reads, by a second process; its ingest time is given too; then
+  in-process, the list searched on both stores in turn while the commentary is written again into both.
 
 ``--books``: only the CST books whose names begin so (comma-separated), for a machine too busy for the whole
 CST (the figures then say which). Prints the figures as JSON, then the ratios the issue sets targets for.
@@ -285,26 +288,34 @@ def http(location: str, workers: int, seconds: int) -> dict:
         wrk([base], WARM_UP)
         return {"servers": 1, "workers": workers, "warm_up_s": WARM_UP, **wrk([base], seconds)}
     finally:
-        proc.terminate()
-        proc.wait(10)
+        stop(proc)
 
 
-def cold(location: str, seconds: int) -> dict:
-    """A fresh server of 2 workers right after the ingest (nothing prepared, no load before): the load measured
-    from its first request (one path asked first, to know it answers)."""
-    proc, base = serve(location, 2, _paths()[:1])
+def stop(proc: subprocess.Popen) -> None:
+    """Stop a server (killed if it has not stopped within a minute: a busy machine)."""
+    proc.terminate()
     try:
-        return {"servers": 1, "workers": 2, **wrk([base], seconds)}
+        proc.wait(60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def cold(location: str, seconds: int, workers: int = 2) -> dict:
+    """A fresh server right after the ingest (nothing prepared, no load before): the load measured from its
+    first request (one path asked first, to know it answers)."""
+    proc, base = serve(location, workers, _paths()[:1])
+    try:
+        return {"servers": 1, "workers": workers, **wrk([base], seconds)}
     finally:
-        proc.terminate()
-        proc.wait(10)
+        stop(proc)
 
 
-def during_writes(location: str, seconds: int, folder: Path) -> dict:
-    """A fresh server of 2 workers loaded while a second process ingests :data:`REWRITTEN` again into its
-    store (``--force``): the load's figures, and the ingest's time."""
+def during_writes(location: str, seconds: int, folder: Path, workers: int = 2) -> dict:
+    """A fresh server loaded while a second process ingests :data:`REWRITTEN` again into its store
+    (``--force``): the load's figures, and the ingest's time."""
     commentary = books(REWRITTEN, folder)
-    proc, base = serve(location, 2, _paths()[:1])
+    proc, base = serve(location, workers, _paths()[:1])
     gantha = [sys.executable, "-m", "gantha.api.cli", "ingest", "cst", str(commentary), "--store", location]
     try:
         started = time.perf_counter()
@@ -312,10 +323,52 @@ def during_writes(location: str, seconds: int, folder: Path) -> dict:
         load = wrk([base], seconds)
         writer.wait()
         done = round(time.perf_counter() - started, 1)
-        return {"servers": 1, "workers": 2, "rewritten": REWRITTEN, **load, "ingest_s": done, "rc": writer.returncode}
+        return {"workers": workers, "rewritten": REWRITTEN, **load, "ingest_s": done, "rc": writer.returncode}
     finally:
-        proc.terminate()
-        proc.wait(10)
+        stop(proc)
+
+
+def in_turn(stores: dict[str, str], writing: Path | None = None) -> dict:
+    """The distinct list searched in-process (gantha's research pipeline, inflections included) on each store,
+    query by query in turn, from fresh processes' first searches: each store's p50/p95/p99 and searches per
+    second one at a time, and its errors. ``writing``: a CST folder ingested again (``--force``) into both
+    stores meanwhile, the list gone through until both writes are done."""
+    opened = {name: Research.open(location) for name, location in stores.items()}
+    times: dict[str, list[float]] = {name: [] for name in stores}
+    errors = dict.fromkeys(stores, 0)
+    gantha = [sys.executable, "-m", "gantha.api.cli", "ingest", "cst", str(writing), "--force", "--no-classify"]
+    writers = [subprocess.Popen([*gantha, "--store", loc], stdout=subprocess.DEVNULL) for loc in stores.values()]
+    started = time.perf_counter()
+    try:
+        rounds = 0
+        while rounds == 0 or (writing is not None and any(w.poll() is None for w in writers)):
+            for q in DISTINCT:
+                for name, research in opened.items():
+                    t = time.perf_counter()
+                    try:
+                        research.search(SearchRequest(q=q))
+                    except Exception:  # counted: the figure says how many
+                        errors[name] += 1
+                    times[name].append((time.perf_counter() - t) * 1000)
+            rounds += 1
+    finally:
+        for w in writers:
+            w.wait()
+        for research in opened.values():
+            research.store.close()
+    out: dict = {
+        name: {
+            "searches": len(ts),
+            **{f"p{p}_ms": round(percentile(ts, p), 1) for p in (50, 95, 99)},
+            "per_s_one_at_a_time": round(1000 * len(ts) / sum(ts), 1),
+            "errors": errors[name],
+        }
+        for name, ts in times.items()
+    }
+    if writing is not None:
+        out["writes_s"] = round(time.perf_counter() - started, 1)
+        out["writes_rc"] = [w.returncode for w in writers]
+    return out
 
 
 def deploy(seconds: int) -> dict:
@@ -382,6 +435,8 @@ def main() -> None:
     ap.add_argument("--phases", default="ingest,prepare,agree,latency,exact,baseline,http,deploy")
     ap.add_argument("--cold", action="store_true", help="only: ingest, then each server loaded from its start")
     ap.add_argument("--during-writes", action="store_true", help="only: each server loaded while a book is written")
+    ap.add_argument("--in-process", action="store_true", help="--cold, --during-writes: without the servers")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes of each server (--cold, --during-writes)")
     ap.add_argument("--books", default="", help="CST books whose names begin so (comma-separated), else every one")
     args = ap.parse_args()
     phases = set(args.phases.split(","))
@@ -408,14 +463,19 @@ def main() -> None:
             print(json.dumps({name: report[name]}), file=sys.stderr)
     report["books"] = args.books or "the whole CST"
     report["load_average_at_start"] = [round(x, 2) for x in psutil.getloadavg()]
-    if "cold" in phases:  # before anything else reads the stores
+    if "cold" in phases and not args.in_process:  # before anything else reads the stores
         for name, location in stores.items():
-            report[name]["cold"] = cold(location, args.seconds)
+            report[name]["cold"] = cold(location, args.seconds, args.workers)
             print(json.dumps({name: report[name]["cold"]}), file=sys.stderr)
+    if "cold" in phases:
+        report["cold_in_turn"] = in_turn(stores)
+        print(json.dumps(report["cold_in_turn"]), file=sys.stderr)
     if "writes" in phases:
-        for name, location in stores.items():
-            report[name]["during_writes"] = during_writes(location, args.seconds, VAR / "bench-rewritten")
+        for name, location in stores.items() if not args.in_process else ():
+            report[name]["during_writes"] = during_writes(location, args.seconds, VAR / "bench-rewritten", args.workers)
             print(json.dumps({name: report[name]["during_writes"]}), file=sys.stderr)
+        report["during_writes_in_turn"] = in_turn(stores, books(REWRITTEN, VAR / "bench-rewritten"))
+        print(json.dumps(report["during_writes_in_turn"]), file=sys.stderr)
     opened = {name: Research.open(location) for name, location in stores.items()}
     for name, research in opened.items():
         report[name]["size_mib"] = round(research.store.size() / 2**20)
@@ -473,6 +533,16 @@ def main() -> None:
             ratios[f"{phase}: errors (non-2xx + socket), embedded / postgres (target 0)"] = [
                 got[n]["non_2xx"] + got[n]["socket_errors"] for n in ("embedded", "postgres")
             ]
+    for phase in ("cold_in_turn", "during_writes_in_turn"):
+        with contextlib.suppress(KeyError):
+            got = report[phase]
+            ratios[f"{phase}: p95 postgres/embedded (target <= 2)"] = round(
+                got["postgres"]["p95_ms"] / got["embedded"]["p95_ms"], 2
+            )
+            ratios[f"{phase}: searches/s postgres/embedded (target >= 0.5)"] = round(
+                got["postgres"]["per_s_one_at_a_time"] / got["embedded"]["per_s_one_at_a_time"], 2
+            )
+            ratios[f"{phase}: errors, embedded / postgres (target 0)"] = [got[n]["errors"] for n in stores]
     with contextlib.suppress(KeyError):
         rps = {n: report[n]["http"]["requests_per_s"] for n in stores}
         ratios["HTTP distinct requests/s postgres/embedded (target >= 0.5)"] = round(
