@@ -89,6 +89,15 @@ def test_references_as_scholars_write_them(research, reference):
     assert got.items[0].coordinate == "agama/ma/221.1"
 
 
+def test_the_outline_lists_each_sutra_as_a_chapter(research):
+    outline = research.outline("agama/ma")
+    titles = [n.title for n in outline.children]
+    assert titles[0].startswith("1 善法經") and any(t.startswith("221 箭喻經") for t in titles)
+    chapter = research.chapter("MA 221", confirm=True, channel="taisho", script="Hans")
+    assert [p.reference for p in chapter.parallels] == ["MN 63"]
+    assert "尊者鬘童子独安静处" in chapter.passages[2].text  # simplified on request
+
+
 def test_get_cites_the_sutra(research):
     got = research.get(["SA 379"])
     assert got.items[0].coordinate == "agama/sa/379.1"

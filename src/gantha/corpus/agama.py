@@ -211,7 +211,7 @@ def passages(book: AgamaBook) -> list[Passage]:
     """Every paragraph of every sūtra, in reading order; the sūtra's title is its chapter."""
     out = []
     info = book_info(book.collection)
-    for chapter, sutra in enumerate(book.sutras):
+    for chapter, sutra in enumerate(book.sutras, start=1):  # chapter 0 is what precedes the first heading
         heading = f"{sutra.number} {sutra.title}"
         for para, text in sutra.paragraphs:
             out.append(
