@@ -64,40 +64,39 @@ def concordance(research: Research, query: DeskQuery) -> dict[str, Any]:
     }
 
 
+def show(report: dict[str, Any], name: str, value: Any) -> None:
+    """Record one figure and print the report so far (a long run's figures survive its interruption)."""
+    report[name] = value
+    print(json.dumps({name: value}, ensure_ascii=False), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, default=INDEX)
     args = parser.parse_args()
+    report: dict[str, Any] = {}
     research, open_ms = timed(lambda: Research.open(args.index))
+    show(report, "open_ms", open_ms)
     tallies = Tallies(research.store, keep=False)  # timed here, never written into the index
     research.__dict__["_desk_parts"] = (Scanner(research), tallies, Lemmas(research.lexicon))
-    tally, tally_ms = timed(tallies.get)
-    report: dict[str, Any] = {
-        "open_ms": open_ms,
-        "tally_ms": tally_ms,
-        "corpus_words": tally.words,
-        "books": len(tally.books),
-        "forms": len(tally.forms),
-    }
     _, family_ms = timed(lambda: research.family("dhamma", True, True))
-    report["dhamma_family_ms"] = family_ms
-    report["concordance dhamma (every form)"] = concordance(research, DHAMMA)
-    report["concordance dhamma --lemma (derivatives, compounds)"] = concordance(research, DHAMMA_FAMILY)
+    show(report, "dhamma_family_ms", family_ms)
+    show(report, "concordance dhamma (every form)", concordance(research, DHAMMA))
+    show(report, "concordance dhamma --lemma (derivatives, compounds)", concordance(research, DHAMMA_FAMILY))
+    tally, tally_ms = timed(tallies.get)
+    show(report, "tally", {"ms": tally_ms, "words": tally.words, "books": len(tally.books), "forms": len(tally.forms)})
     cold(research)
     col, col_ms = timed(lambda: research.collocates(DHAMMA))
     _, col_warm = timed(lambda: research.collocates(DHAMMA, measure="mi"))
-    report["collocates dhamma"] = {
-        "cold_ms": col_ms,
-        "warm_other_measure_ms": col_warm,
-        "top": [c.lemma for c in col.collocates[:15]],
-    }
+    top = [c.lemma for c in col.collocates[:15]]
+    show(report, "collocates dhamma", {"cold_ms": col_ms, "warm_other_measure_ms": col_warm, "top": top})
     cold(research)
     prof, prof_ms = timed(lambda: research.profile(DHAMMA))
-    report["profile dhamma"] = {"cold_ms": prof_ms, "per_10000": prof.per_10000}
+    show(report, "profile dhamma", {"cold_ms": prof_ms, "per_10000": prof.per_10000})
     conc = research.concordance(PARIVASA, sort=["right1"], limit=5)
     col = research.collocates(PARIVASA, limit=30)
     prof = research.profile(PARIVASA)
-    report["parivāsa"] = {
+    parivasa = {
         "lines": conc.lines_total,
         "paragraphs_per_book": {b.book: b.paragraphs for b in conc.books[:6]},
         "collocates_logdice_top30": [f"{c.lemma} {c.score:.2f}" for c in col.collocates],
@@ -105,6 +104,7 @@ def main() -> None:
         "collections_per_10000": {r.key: r.per_10000 for r in prof.collections if r.occurrences},
         "suttapitaka_occurrences": sum(r.occurrences for r in prof.collections if r.key.startswith("Sutta")),
     }
+    show(report, "parivāsa", parivasa)
     print(json.dumps(report, indent=2, ensure_ascii=False))
 
 

@@ -215,7 +215,7 @@ class Scanner:
     def scan(self, query: DeskQuery, upto: int | None = None) -> Scan:
         """Every node of the query in book order; ``upto``: enough books for the first ``upto`` nodes only
         (a first page in book order), unless the whole scan is kept already."""
-        key = (self.verbs.store.generation(), query.key())
+        key = (self._books_key(), query.key())
         if (kept := self._kept.get(key)) is not None:
             return kept
         sq, info, family = self.plan(query)
@@ -265,6 +265,13 @@ class Scanner:
             and (not sq.tag_groups or any(set(g) <= {fold(t) for t in r.info.tags} for g in sq.tag_groups))
             and (not sq.scopes or r.info.book in topics)
         ]
+
+    def _books_key(self) -> tuple:
+        """What a scan depends on: the books of the original and their versions (a write elsewhere in the index,
+        a summary or a task, keeps the scans)."""
+        return self.verbs.store.from_records(
+            "desk:books", lambda records: tuple(sorted((r.info.book, r.signature, r.passages) for r in records))
+        )
 
     def _categories(self) -> dict[str, str]:
         return self.verbs.store.from_records(
