@@ -16,7 +16,8 @@ from gantha.corpus import agama, agama_marks
 from gantha.corpus.download import DownloadError, download_agama
 from gantha.corpus.files import read_text
 from gantha.ingest import ingest_agama
-from gantha.model import SearchRequest
+from gantha.links.agama import editor_links
+from gantha.model import SearchRequest, TextRecord
 from gantha.research import Research
 from gantha.search.errors import SearchError
 from gantha.store.embedded import EmbeddedStore
@@ -72,6 +73,16 @@ def test_marks_are_read_with_their_chapter_and_taisho_number():
     assert marks["da2"].uids == ["dn16", "dn17"]
     assert marks["sa379"].uids == ["sn56.11"]  # 諦相應: the Saccasaṃyutta
     assert marks["sa1"].uids == ["sn22.12", "sn22.13", "sn22.14", "sn22.51"]
+
+
+def test_the_editors_anguttara_numbers_are_reconciled_with_suttacentrals():
+    """MA 1's 【A7.64】 is the PTS edition's number of the Dhammaññūsutta, SuttaCentral's AN 7.68."""
+    marks = [m for m in agama_marks.read_marks(AGAMA).marks if m.sutra in ("ma1", "ma4")]
+    texts = [TextRecord(uid, uid, "x", "b", "1", "1", i, i) for i, uid in enumerate(["ma1", "ma4", "an7.15", "an7.64", "an7.68"])]
+    rows, report = editor_links(marks, texts)
+    assert {(r.src, r.dst) for r in rows if r.src.startswith("ma")} == {("ma1", "an7.68"), ("ma4", "an7.15")}
+    assert ("an7.68", "ma1") in {(r.src, r.dst) for r in rows}  # both ways
+    assert report.resolved == {"ma": 2}
 
 
 def test_the_ekottarika_is_numbered_by_chapter_and_sutra():

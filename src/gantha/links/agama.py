@@ -21,8 +21,27 @@ from gantha.text.refs import covering_uid
 KIND = "editor"
 SOURCE = "Lin Chong-an's edition of the Āgamas"
 
-# the editor's (PTS) Aṅguttara numbers whose sutta SuttaCentral numbers otherwise (see eval/agama_an_numbers.py)
-AN_PTS_TO_SC: dict[str, str] = {}
+# the editor's (PTS) Aṅguttara numbers whose sutta SuttaCentral numbers otherwise: candidates ranked by
+# eval/agama_an_numbers.py (the Chinese against the English of nearby suttas), each confirmed by the sutta's
+# title against the sūtra's subject (MA 1 善法經 = Dhammaññūsutta, MA 8 七日經 = Sattasūriyasutta …); the rest of
+# the editor's Aṅguttara numbers agree with SuttaCentral's (MA 12 = AN 4.195 Vappa, MA 18 = AN 8.12 Sīha …)
+AN_PTS_TO_SC: dict[str, str] = {
+    "an3.99": "an3.100",  # MA 11 鹽喻經, Loṇakapalla
+    "an7.20": "an7.22",  # MA 142 雨勢經, Vassakāra
+    "an7.52": "an7.55",  # MA 6 善人往經, Purisagati
+    "an7.58": "an7.61",  # MA 83 長老上尊睡眠經, Pacalāyamāna
+    "an7.60": "an7.64",  # MA 129 怨家經, Kodhana
+    "an7.61": "an7.65",  # MA 45, 46 慚愧經, Hirīottappa
+    "an7.62": "an7.66",  # MA 8 七日經, Sattasūriya
+    "an7.63": "an7.67",  # MA 3 城喻經, Nagaropama
+    "an7.64": "an7.68",  # MA 1 善法經, Dhammaññū
+    "an7.65": "an7.69",  # MA 2 晝度樹經, Pāricchattaka
+    "an7.68": "an7.72",  # MA 5 木積喻經, Aggikkhandhopama
+    "an7.69": "an7.73",  # MA 160 阿蘭那經, Sunetta
+    "an7.70": "an7.74",  # MA 160 阿蘭那經, Araka
+    "an10.207": "an10.217",  # MA 15 思經, Sañcetanika (1st)
+    "an10.208": "an10.218",  # MA 15 思經, Sañcetanika (2nd)
+}
 
 
 @dataclass
