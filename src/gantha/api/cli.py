@@ -808,7 +808,11 @@ def up(
     index: IndexOpt = None,
 ) -> None:
     """Index the CST corpus if needed (local copy, else download), then serve it."""
+    from gantha import upgrade
+
     s = settings()
+    if line := upgrade.notice(upgrade.wanted(s.upgrade_embedder), s.embedder):  # an optional part missing: say so
+        err.print(f"[yellow]{escape(line)}[/yellow]", highlight=False)
     path = corpus or s.cst_path
     if not path.is_dir():
         err.print(f"no CST folder at {path}; downloading {s.cst_url}", highlight=False)
