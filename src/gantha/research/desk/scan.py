@@ -21,7 +21,7 @@ from gantha.store.base import Store, StoreQuery
 from gantha.text.pali import WORD_RE, canon, fold, unaccent
 
 CORPUS = "cst"  # the canon: the corpus the desk counts in
-KEPT_SCANS = 8  # whole scans kept per index (a frequent lemma's: some megabytes each)
+KEPT_SCANS = 4  # whole scans kept per index (a frequent lemma's: tens of megabytes each)
 PITAKAS = ("vin", "s", "abh")  # book ids begin with their piṭaka; anything else (e: anya) after them
 LAYERS = ("mula", "atthakatha", "tika", "anya")
 
