@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 
 from gantha.api import render
 from gantha.api.cli import app
+from gantha.config import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -149,14 +150,16 @@ def matches(expected: list[str], actual: list[str]) -> bool:
 
 
 @pytest.fixture(scope="module")
-def run_cli(small_index, monkeypatch_module):
+def run_cli(small_index):
     """Run a gantha command line in this process against the test index; (output, exit status)."""
     runner = CliRunner()
-    monkeypatch_module.setenv("GANTHA_INDEX", str(small_index))
-    monkeypatch_module.delenv("GANTHA_STORE", raising=False)
-    monkeypatch_module.setenv("GANTHA_LLM_BASE_URL", "")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GANTHA_INDEX", str(small_index))
+    mp.delenv("GANTHA_STORE", raising=False)
+    mp.setenv("GANTHA_LLM_BASE_URL", "")
     for console in (render.out, render.err):
-        monkeypatch_module.setattr(console, "width", WIDTH)
+        mp.setattr(console, "width", WIDTH)
+    settings.cache_clear()
 
     def run(command: str | list[str]) -> tuple[list[str], int]:
         args = shlex.split(command) if isinstance(command, str) else command
@@ -167,14 +170,9 @@ def run_cli(small_index, monkeypatch_module):
         lines = r.output.splitlines()
         return lines + ([f"[exit {status}]"] if status else []), status
 
-    return run
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module():
-    mp = pytest.MonkeyPatch()
-    yield mp
+    yield run
     mp.undo()
+    settings.cache_clear()
 
 
 def test_the_readme_is_short_and_names_the_two_commands():
