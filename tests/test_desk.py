@@ -61,8 +61,9 @@ def test_concordance_centres_every_form_of_the_lemma_sorted_right(research):
 
 
 def test_first_page_in_book_order_is_the_whole_concordances_start(research):
-    fast = run(research, "concordance", q="parivāsa", lemma=True, limit=5)
-    whole = run(research, "concordance", q="parivāsa", lemma=True, limit=5, sort=["book", "book"])
+    fast = run(research, "concordance", q="parivāsa", lemma=True, limit=300)  # read chapter by chapter
+    whole = run(research, "concordance", q="parivāsa", lemma=True, limit=300, sort=["book", "book"])
+    assert fast.lines_total is None and fast.notes  # not every chapter read
     assert [ln.model_dump() for ln in fast.lines] == [ln.model_dump() for ln in whole.lines]
     assert whole.lines_total and whole.paragraphs == fast.paragraphs
     page = run(research, "concordance", q="parivāsa", lemma=True, limit=5, offset=5, sort=["book", "book"])

@@ -219,7 +219,7 @@ class Scanner:
         if (kept := self._kept.get(key)) is not None:
             return kept
         sq, info, family = self.plan(query)
-        counted = self.verbs.store.search(replace(sq, limit=0, offset=0, aggregate=("book", "category")))
+        counted = self.verbs.store.search(replace(sq, limit=0, offset=0, aggregate=("book", "chapter")))
         categories = self._categories()
         books = sorted(counted.aggregations.get("book", []), key=lambda b: book_rank(b[0], categories.get(b[0], "")))
         matcher = Matcher.of(sq, info.field)
@@ -229,12 +229,17 @@ class Scanner:
             ranks = {b: i for i, (b, _) in enumerate(books)}
             passages = sorted((h.passage for h in hits), key=lambda p: (ranks.get(p.book, len(ranks)), p.seq))
             self._add(scan, passages, matcher)
-        else:
-            for book, count in books:
+        else:  # chapter by chapter (a chapter's paragraphs are in reading order), until the page is full
+            chapters: dict[str, list[tuple[int, int]]] = {}
+            for chapter_key, count in counted.aggregations.get("chapter", []):
+                book, _, number = chapter_key.rpartition("/ch")
+                chapters.setdefault(book, []).append((int(number), count))
+            parts = [(book, n, count) for book, _ in books for n, count in sorted(chapters.get(book, []))]
+            for book, number, count in parts:
                 if len(scan.nodes) >= upto:
                     scan.complete = False
                     break
-                one = replace(sq, filters={**sq.filters, "book": [book]}, limit=count, aggregate=())
+                one = replace(sq, scopes=[(CORPUS, book, (number,))], limit=count, aggregate=())
                 passages = sorted((h.passage for h in self.verbs.store.search(one).hits), key=lambda p: p.seq)
                 self._add(scan, passages, matcher)
         if scan.complete:
