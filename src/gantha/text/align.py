@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from gantha.text.pali import WORD_RE, fold
 
-VERSION = 3  # changes when the method changes, so that recorded alignments are redone
+VERSION = 4  # changes when the method changes, so that recorded alignments are redone
 K = 3  # words in a voting n-gram
 WINDOW_BEHIND, WINDOW_AHEAD = 40, 4000  # words around the expected position searched first
 MIN_SUPPORT = 0.3  # share of a text's segments (those long enough to vote) that its words must place
@@ -37,8 +37,9 @@ MIN_AHEAD = 200  # words ahead searched at least for a text's next segment, once
 
 
 def tokens(text: str) -> list[str]:
-    """Folded words (``ṁ`` and ``ṃ`` alike, quotes and punctuation dropped)."""
-    return WORD_RE.findall(fold(text))
+    """Folded words (``ṁ`` and ``ṃ`` alike, quotes, punctuation and numbers dropped: SuttaCentral writes a
+    sutta's number as a segment, ``an1.2:1.0`` "2", where the CST holds it apart from the text)."""
+    return [w for w in WORD_RE.findall(fold(text)) if not w.isdigit()]
 
 
 @dataclass
@@ -151,22 +152,26 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
         # an edition may write out what the other abridges): a short text's line is not taken from a later one
         ahead = min(WINDOW_AHEAD, max(MIN_AHEAD, 3 * remaining)) if starts else WINDOW_AHEAD
         remaining -= len(ws)
-        start = _near(stream, voting, cursor - lead, ahead) if cursor is not None else None
-        if start is None and len(voting) >= K:  # the text is elsewhere: find where, then this segment near there
+        start = None
+        if cursor is not None and len(voting) > len(ws):  # with borrowed words: just ahead of the cursor only
+            start = _near(stream, voting, cursor - lead, min(ahead, MIN_AHEAD))
+            start = start + lead if start is not None else None
+        if start is None and cursor is not None:
+            start = _near(stream, ws, cursor, ahead)
+        if start is None and len(ws) >= K:  # the text is elsewhere: find where, then this segment near there
             block = [w for seg in words[i : i + JUMP_SEGMENTS] for w in seg][:JUMP_WORDS]
             anchor = _jump(stream, block)
-            if anchor is not None and (not starts or cursor is None or 0 <= anchor - cursor <= ahead):
-                start = _near(stream, voting, anchor - lead, ahead)
+            if anchor is not None:
+                start = _near(stream, ws, anchor, ahead)
                 cursor = anchor if start is None else cursor
         if start is not None:
-            start += lead
             starts.append((i, start))
             cursor = start + len(ws)
     kept = _increasing(starts)
     paras: list[int | None] = [None] * len(segments)
     how = [""] * len(segments)
     end = expected if expected is not None else 0
-    voters = sum(len(_voting(words, i)[0]) >= K for i in range(len(words)))
+    voters = sum(len(ws) >= K for ws in words)
     if len(kept) < MIN_SUPPORT * voters:  # a few stray matches: the text is not in these paragraphs
         return Placement(paras, how, end)
     for i, start in starts:
@@ -178,6 +183,9 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
     for i in range(len(segments)):
         if paras[i] is None:
             _between(stream, words, paras, how, i, by_text, floor)
+    for i in reversed(range(len(segments) - 1)):  # a number alone ("2"): with the text it numbers
+        if not words[i] and paras[i + 1] is not None:
+            paras[i], how[i] = paras[i + 1], "neighbours"
     for i in reversed(range(len(segments) - 1)):  # a text's leading titles with no word in common
         if paras[i] is None and paras[i + 1] is not None and all(p is None for p in paras[:i]):
             paras[i], how[i] = paras[i + 1], "neighbours"
