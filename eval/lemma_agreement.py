@@ -48,6 +48,25 @@ MISSES = {
 }
 
 
+# disagreements where both readings stand, judged by hand (the rule's reading is the dictionaries')
+NOTES = {
+    "kiṃ": "ka's neuter and the interrogative particle; the dictionaries list the particle",
+    "no": "the particle (not, surely) and amha's enclitic (us); WikiPali's na is neither's lemma",
+    "vo": "tumha's enclitic (you) and the particle vo: both stand",
+    "bho": "bhavant's vocative, become the particle of address: both stand",
+    "samaṃ": "sama (even) and samā (a year): both stand",
+}
+# the rule's argument in one phrase, for the table
+SHORT = {
+    "verb": "a verb, not its participle's locative",
+    "indeclinable": "an indeclinable; WikiPali's base does not decline to it",
+    "stem": "a noun's ending from a dictionary stem; WikiPali's base unknown or not deriving it",
+    "headword": "a dictionary stem with its own forms",
+    "frequency": "the same stem's other declension, three times as frequent",
+    "spelling": "the same lemma, spelled as the dictionaries spell it",
+}
+
+
 @dataclass
 class Row:
     form: str
@@ -133,18 +152,19 @@ def measure(lexicon: Lexicon, top: int, statistics: Path | None = STATISTICS) ->
 
 
 def cost(lexicon: Lexicon, sample: int, seed: int = 1) -> tuple[float, float, int]:
-    """Seconds to make the lemmatizer (its tables read once), microseconds per form over a random sample of the
-    vocabulary (each form once, nothing cached), the vocabulary's size."""
-    started = time.perf_counter()
+    """CPU seconds to make the lemmatizer (its tables read once), CPU microseconds per form over a random sample
+    of the vocabulary (each form once, nothing cached), the vocabulary's size. CPU time, not wall time: the
+    cores this runs on are shared."""
+    started = time.process_time()
     lemmatizer = Lemmatizer(lexicon)
     lemmatizer.lemma("kāyo")
-    setup = time.perf_counter() - started
+    setup = time.process_time() - started
     words = [r[0] for r in lexicon._query("SELECT DISTINCT word FROM analysis")]
     chosen = random.Random(seed).sample(words, min(sample, len(words)))
-    started = time.perf_counter()
+    started = time.process_time()
     for word in chosen:
         lemmatizer.lemma(word)
-    return setup, (time.perf_counter() - started) / len(chosen) * 1e6, len(words)
+    return setup, (time.process_time() - started) / len(chosen) * 1e6, len(words)
 
 
 def percent(n: int, total: int) -> str:
@@ -159,6 +179,10 @@ def report(rows: list[Row], timing: tuple[float, float, int], command: str) -> s
     argued = sum(verdicts[rule] for rule in ARGUMENTS)
     before = sum(r.before == r.base for r in analysed)
     setup, per_form, vocabulary = timing
+
+    def share(n: int) -> str:
+        return f"{100 * n / len(analysed):.1f} %"
+
     lines = [
         "# The lemma a word is read as: gantha against WikiPali's analysis",
         "",
@@ -185,9 +209,16 @@ def report(rows: list[Row], timing: tuple[float, float, int], command: str) -> s
         f"Before this change (a dictionary headword first its own lemma, else WikiPali's base): "
         f"{percent(before, len(analysed))} agreeing.",
         "",
-        f"Cost: the lemmatizer reads its tables once in {setup:.1f} s, then a lemma costs {per_form:,.0f} µs per "
-        f"form (a random sample of the {vocabulary:,} forms WikiPali analyses, each computed once); the whole "
-        f"vocabulary ≈ {per_form * vocabulary / 1e6 / 60:.0f} min on one core. Repeated forms are cached.",
+        f"The target (≥ 98 % agreeing) is met counting the argued rules ({share(agree + spelling + argued)}), "
+        f"not strictly ({share(agree + spelling)}): for {argued:,} "
+        "of these forms WikiPali's parser gives a base that its own tables and the dictionaries contradict (a verb "
+        "read as its participle's locative, `pana` as a verb panati, `kāyo` as the pronoun ka); following it "
+        "there would put those forms under the wrong lemma in every search.",
+        "",
+        f"Cost (CPU time, one core): the lemmatizer reads its tables once in {setup:.1f} s, then a lemma costs "
+        f"{per_form:,.0f} µs per form (a random sample of the {vocabulary:,} forms WikiPali analyses, each "
+        f"computed once, SQLite lexicon); the whole vocabulary ≈ {per_form * vocabulary / 1e6 / 60:.1f} min. "
+        "Repeated forms are cached (65,536 per lemmatizer).",
         "",
         "## Rules that override WikiPali's base",
         "",
@@ -203,8 +234,7 @@ def report(rows: list[Row], timing: tuple[float, float, int], command: str) -> s
     for r in analysed:
         if r.verdict == "agree":
             continue
-        why = MISSES.get(r.form, "") or ("the same lemma, spelled as the dictionaries spell it"
-                                           if r.verdict == "spelling" else "")
+        why = MISSES.get(r.form) or NOTES.get(r.form) or SHORT.get(r.verdict, "")
         lines.append(f"| {r.form} | {r.count:,} | {r.base} | {r.lemma} | {r.verdict} | {why} |")
     lines += [
         "",
@@ -225,7 +255,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--index", type=Path, help="an index whose lexicon to use (else built from the shared data)")
     ap.add_argument("--top", type=int, default=2000, help="how many of the most frequent forms")
-    ap.add_argument("--sample", type=int, default=20000, help="vocabulary forms timed")
+    ap.add_argument("--sample", type=int, default=10000, help="vocabulary forms timed")
     ap.add_argument("--out", type=Path, default=HERE / "lemma-agreement.md")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
