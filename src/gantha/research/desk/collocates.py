@@ -143,13 +143,22 @@ def collocates(
     own = {scan.family.lemma} if scan.family else set()
     fx, n, span = len(scan.nodes), scope_words, 2 * window
     ratio = scope_words / max(tally.words, 1)
-    rows = []
     candidates = [(lem, forms) for lem, forms in by_lemma.items() if lem not in own and forms.total() >= min_freq]
+    # every measure falls as f(y) grows: a score from the forms seen alone (a lower bound of f(y)) bounds the
+    # exact one, so the lemma's every form is looked up only while a candidate can still reach the best
+    bounded = []
     for lem, forms in candidates:
+        seen = round(sum(tally.forms.get(w, 0) for w in forms) * ratio)
+        bounded.append((score(measure, forms.total(), fx, seen, n, span), lem, forms))
+    bounded.sort(key=lambda r: -r[0])
+    rows: list[tuple[float, str, int, int, Counter[str]]] = []
+    for bound, lem, forms in bounded:
+        if len(rows) >= limit and bound < rows[limit - 1][0]:
+            break
         fxy = forms.total()
         fy = round(lemmas.frequency(lem, set(forms), tally) * ratio)
         rows.append((score(measure, fxy, fx, fy, n, span), lem, fxy, max(fy, fxy), forms))
-    rows.sort(key=lambda r: (-r[0], -r[2], pali_key(r[1])))
+        rows.sort(key=lambda r: (-r[0], -r[2], pali_key(r[1])))
     return CollocatesResult(
         query=query,
         measure=measure,
