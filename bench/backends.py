@@ -337,7 +337,9 @@ def in_turn(stores: dict[str, str], writing: Path | None = None) -> dict:
     times: dict[str, list[float]] = {name: [] for name in stores}
     errors = dict.fromkeys(stores, 0)
     gantha = [sys.executable, "-m", "gantha.api.cli", "ingest", "cst", str(writing), "--force", "--no-classify"]
-    writers = [subprocess.Popen([*gantha, "--store", loc], stdout=subprocess.DEVNULL) for loc in stores.values()]
+    writers = [
+        subprocess.Popen([*gantha, "--store", loc], stdout=subprocess.DEVNULL) for loc in stores.values() if writing
+    ]
     started = time.perf_counter()
     try:
         rounds = 0

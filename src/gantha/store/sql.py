@@ -210,6 +210,15 @@ class PostgresDatabase(Database):
             cur.execute(sql, args)
             return cur.fetchall()
 
+    def fetch_planned(self, sql: str, settings: dict[str, str]) -> list[tuple]:
+        """Rows of a read under planner settings of its own (``SET LOCAL``, in a transaction of its own, with
+        the statement timeout of reads)."""
+        with self._errors(), self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            for name, value in {**settings, "statement_timeout": str(self._timeout_ms)}.items():
+                cur.execute(f"SET LOCAL {name} = {value}")
+            cur.execute(sql)
+            return cur.fetchall()
+
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
         with self.connection() as conn, self._errors(), conn.cursor() as cur:
             cur.execute(self._sql(sql, args), args or None)

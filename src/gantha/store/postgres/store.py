@@ -57,6 +57,7 @@ RANKED_KEPT = 100  # a prepared search's first matches kept in score order: its 
 GENERATION = "COALESCE((SELECT value FROM meta WHERE key = 'generation'), '0')"
 STATS_FRESH = 1.0  # seconds BM25's collection statistics are used before the generation is looked at again
 _COUNTER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-pg-count")  # counts beside the page
+FIRST_SCORED = 64  # matches ranked first up to which each is scored by pg_textsearch (0.4 ms each), else in SQL
 RANKING = "ranking"  # meta key: how the index's pages are ranked, "bm25" (pg_textsearch) or "tsvector"
 log = logging.getLogger("gantha")
 
@@ -324,16 +325,22 @@ class PostgresStore(TableStore):
         counting = _COUNTER.submit(self._counted, plan)
         try:
             need = q.offset + q.limit
-            first = self.db.fetch(plan.bm25_first(need)) if q.rank_first else []
+            first = []
+            if q.rank_first and self.db.fetch(plan.first_count())[0][0] > FIRST_SCORED:  # ranked in SQL
+                ranked = self.db.fetch(plan.page(None, first_only=True, window=(need, 0)))
+                first = [(i, s, p) for i, s, _, _, p in ranked]
+            elif q.rank_first:  # a few: each scored by the index's statistics (not found down the index)
+                first = self.db.fetch_planned(plan.bm25_first(need), {"enable_indexscan": "off"})
             rows = [(i, s, True, p) for i, s, p in first]
             if len(rows) < need:
                 seen = {r[0] for r in rows}
                 top = self.db.fetch(plan.bm25_top(need + len(rows)))
                 rows += sorted(((i, s, False, p) for i, s, p in top if i not in seen), key=lambda r: (-r[1], r[0]))
                 rows = rows[:need]
-                if len(rows) < need and len(top) < need + len(seen):  # the top-k ran out: matches scoring 0
+                zero = plan.bm25_zero(need) if len(rows) < need and len(top) < need + len(seen) else None
+                if zero:  # the top-k ran out, and some matches may score 0
                     seen |= {r[0] for r in rows}
-                    rows += [(i, s, False, p) for i, s, p in self.db.fetch(plan.bm25_zero(need)) if i not in seen]
+                    rows += [(i, s, False, p) for i, s, p in self.db.fetch(zero) if i not in seen]
         finally:
             total, aggregations = counting.result()
         fixed = plan.bm25_fixed()
