@@ -6,6 +6,11 @@ Targets (issue 43): the concordance of dhamma (every form) first page ≤ 300 ms
 its collocates ≤ 2 s. Each view is timed cold (no scan kept) and warm; the tally of book sizes and form
 frequencies (one pass over the canon, then kept beside the index) is timed apart and not written here. Prints
 JSON, with what the desk finds for parivāsa (the issue's done-when checks).
+
+Measured on the full index (217 books, 10,056,219 words) on a 2-core machine shared with seven other jobs (load
+about 20): dhamma (41,123 paragraphs, 82,627 lines) first page in book order 80–150 ms once its forms are known,
+a sort or the whole TSV (14 MB) about a minute, dominated by reading 41,123 stored paragraphs; collocates
+81 s cold; the tally 478 s once. The 2 s and 10 s targets need a token array kept beside the index (not yet).
 """
 
 from __future__ import annotations
