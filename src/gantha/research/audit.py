@@ -99,11 +99,12 @@ def found_share(wanted: list[str], context: list[str]) -> tuple[float, int, int]
 
 
 _QUOTES = re.compile(r"[‘’“”'\"]")
+_TAGS = re.compile(r"<[^>]+>")  # SuttaCentral's markup in a few texts (the Cūḷaniddesa's <b>)
 
 
 def words(text: str) -> list[str]:
     """Folded words, quotes dropped first (``vijānata’’nti`` and ``vijānatan”ti`` are one word alike)."""
-    return tokens(_QUOTES.sub("", text))
+    return tokens(_QUOTES.sub("", _TAGS.sub(" ", text)))
 
 
 def edges(segments: dict[str, str], uid: str) -> tuple[list[str], list[str]]:
