@@ -40,6 +40,8 @@ def test_fit_cuts_the_largest_list_then_the_longest_text_and_says_so():
     assert size(one) <= 1_500 and one["items"][0]["text"].endswith("pada…")
     assert one["omitted"]["cuts"][0]["at"] == "items.0.text" and one["omitted"]["cuts"][0]["of_chars"] == 15_000
     assert fit(data, None) is data and fit(data, 10**6) is data
+    fields = fit({f"k{i}": "v" * 100 for i in range(30)}, 1_000)  # nothing to cut: it says how far over it stays
+    assert fields["omitted"]["over_budget"] == size(fields) > 1_000 and fields["omitted"]["cuts"] == []
     assert lean({"a": [], "b": {"c": [], "d": None, "e": 0}}) == {"a": [], "b": {"e": 0}}  # top-level keys stay
 
 
@@ -90,10 +92,10 @@ def test_http_replies_honour_a_budget(small_index):
     cut = client.get("/api/v3/search", params={**params, "max_bytes": 8_000})
     assert len(whole.content) > 8_000 >= len(cut.content) == int(cut.headers["content-length"])
     body = cut.json()
-    assert body["success"] and body["omitted"]["bytes"] == len(whole.content)
+    assert body["success"] and abs(body["omitted"]["bytes"] - len(whole.content)) < 50  # (its "took" differs)
     assert {"at": "data.results", "of": 20, "kept": len(body["data"]["results"])} in body["omitted"]["cuts"]
-    links = client.get("/api/v3/links", params={"coordinate": "cst/vin02m3.mul/75", "max_bytes": 2_000})
-    assert links.status_code == 200 and len(links.content) <= 2_000 and links.json()["omitted"]["cuts"]
+    links = client.get("/api/v3/links", params={"coordinate": "cst/vin02m3.mul/75", "max_bytes": 3_000})
+    assert links.status_code == 200 and len(links.content) <= 3_000 and links.json()["omitted"]["cuts"]
     bad = client.get("/api/v3/get", params={"coordinates": "cst/vin02m3.mul/75", "max_bytes": 10})
     assert bad.status_code in (400, 422)
 
@@ -113,7 +115,7 @@ def test_mcp_tools_are_listed_small_and_answer_within_their_budget(small_index):
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             listed = await session.list_tools()
-            listing = len(json.dumps(listed.model_dump(mode="json", by_alias=True, exclude_none=True)).encode())
+            listing = size(listed.model_dump(mode="json", by_alias=True, exclude_none=True))  # as on the wire
 
             async def call(name: str, **args) -> tuple[dict, int]:
                 result = await session.call_tool(name, args)
@@ -124,9 +126,9 @@ def test_mcp_tools_are_listed_small_and_answer_within_their_budget(small_index):
 
             search, search_bytes = await call("search", query="bhikkhu", limit=100)
             chapter, chapter_bytes = await call("chapter", coordinate="cst/vin02m3.mul/75", confirm=True)
-            small, small_bytes = await call("links", coordinate="cst/vin02m3.mul/75", max_bytes=1_500)
+            small, small_bytes = await call("links", coordinate="cst/vin02m3.mul/75", max_bytes=2_500)
             manual, _ = await call("help", tool="search")
-            assert search_bytes <= AGENT_BYTES and chapter_bytes <= AGENT_BYTES and small_bytes <= 1_500
+            assert search_bytes <= AGENT_BYTES and chapter_bytes <= AGENT_BYTES and small_bytes <= 2_500
             return listing, search, chapter, small, manual
 
     listing, search, chapter, small, manual = asyncio.run(run())
@@ -134,5 +136,5 @@ def test_mcp_tools_are_listed_small_and_answer_within_their_budget(small_index):
     assert search["omitted"]["cuts"][0] == {"at": "hits", "of": 100, "kept": len(search["hits"])}
     assert len(search["hits"]) >= 3 and search["total"] > 100
     assert chapter["omitted"]["cuts"] and chapter["passages"][0]["coordinate"].startswith("cst/vin02m3.mul/")
-    assert small["omitted"]["max_bytes"] == 1_500
+    assert small["omitted"]["max_bytes"] == 2_500 and "over_budget" not in small["omitted"]
     assert "NEAR/3" in manual["description"] and manual["arguments"]["comments_on"] is not None

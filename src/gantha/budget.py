@@ -17,7 +17,10 @@ MAX_BYTES = 10_000_000
 AGENT_BYTES = 8_000  # the MCP tools' budget when a call names none
 NOTE_BYTES = 500  # room kept for the note
 MIN_CHARS = 200  # a text is never cut shorter than this
-HINT = "cut to fit max_bytes: ask for the rest with offset or limit, fewer fields, or a larger max_bytes"
+HINT = (
+    "cut to fit max_bytes: ask for the rest with offset or limit (a chapter: a paragraph range), fewer fields, "
+    "or a larger max_bytes"
+)
 
 
 def size(data: Any) -> int:
@@ -113,6 +116,7 @@ def fit(data: dict[str, Any], max_bytes: int | None) -> dict[str, Any]:
         "cuts": [c for path, c in cuts.items() if _exists(out, path)],
         "hint": HINT,
     }
-    if (kept := size(out)) > max_bytes:  # every list down to one item, every text to MIN_CHARS
-        out["omitted"]["over_budget"] = kept
+    if size(out) > max_bytes:  # every list down to one item, every text to MIN_CHARS: the bytes it still takes
+        out["omitted"]["over_budget"] = size(out)
+        out["omitted"]["over_budget"] = size(out)  # (counting its own digits)
     return out
