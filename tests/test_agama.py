@@ -129,6 +129,15 @@ def test_a_word_is_a_phrase_of_its_characters_and_finds_the_arrow_sutra(research
     assert "<mark>毒箭</mark>" in arrow.snippet
 
 
+def test_an_agama_hit_brings_its_pali_parallel_in_pali_and_english(research):
+    """What meaning search attaches to an Āgama hit (beside a translation's snippet): its parallel's opening."""
+    arrow = next(h for h in search(research, "毒箭").hits if h.coordinate.startswith("agama/ma/221."))
+    research.searcher.presenter.attach_parallel_texts([arrow])
+    parallel = arrow.parallels[0]
+    assert parallel.reference == "MN 63" and parallel.coordinate.startswith("cst/s0202m.mul/")
+    assert "mālukyaputta" in parallel.pali.lower() and "Māluṅkya" in parallel.english
+
+
 def test_simplified_finds_traditional_and_variants_are_one(research):
     simplified = {h.coordinate for h in search(research, "四圣谛").hits}
     traditional = {h.coordinate for h in search(research, "四聖諦").hits}

@@ -254,6 +254,8 @@ class ParallelRef(BaseModel):
     coordinate: str  # its first paragraph
     title: str | None = None  # 箭喻經, Cūḷamālukyasutta
     source: str  # who lists it
+    pali: str | None = None  # meaning search, an Āgama hit: the Pali parallel's opening
+    english: str | None = None  # and its English
 
 
 class Hit(BaseModel):

@@ -32,7 +32,7 @@ from gantha.api.progress import tracker
 from gantha.api.render import SHOW, err, out, show_search
 from gantha.config import settings
 from gantha.corpus.cst import BookError
-from gantha.corpus.download import DownloadError, download_cst, fetch
+from gantha.corpus.download import DownloadError, download_agama, download_cst, fetch
 from gantha.embed import EmbedderError, make_embedder
 from gantha.embed.corpora import embed_corpora
 from gantha.ingest import IngestSummary, ingest_lexicon, write_report
@@ -177,6 +177,10 @@ def _report(summaries: list[IngestSummary], as_json: bool, index: str, verbose: 
                 f"see {escape(links['report'] or '')}"
             )
             out.print(line, highlight=False, soft_wrap=True)
+        if p := s.parallels:
+            counts = ", ".join(f"{c.upper()} {p['resolved'].get(c, 0)}/{n}" for c, n in p["found"].items())
+            line = f"  Pali parallels marked by the editor, resolved: {counts} ({len(p['unresolved'])} unresolved)"
+            out.print(line, highlight=False, soft_wrap=True)
         if s.coverage:
             shares = ", ".join(f"{name} {c['share']:.1%}" for name, c in s.coverage.items())
             out.print(f"  translated segments placed: {shares}", highlight=False, soft_wrap=True)
@@ -217,7 +221,9 @@ def _ingest_all(
 @cli_errors
 def ingest(
     source: Annotated[str, typer.Argument(help=f"one of: {', '.join(CHOICES)}")],
-    path: Annotated[str, typer.Argument(help="file or folder (plain or .gz); parallels: also the file's URL")],
+    path: Annotated[
+        str, typer.Argument(help="file or folder (plain or .gz); parallels, agama: also the upstream's URL")
+    ],
     index: IndexOpt = None,
     force: Annotated[bool, typer.Option(help="re-ingest books whose files are unchanged")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="list every item skipped or left out")] = False,
@@ -230,6 +236,9 @@ def ingest(
     if source == "parallels" and path.startswith(("https://", "http://")):
         folder = settings().downloads
         path = str(fetch(path, folder / "parallels.json"))
+    elif source == "agama" and path.startswith(("https://", "http://")):  # the edition's repository
+        settings().downloads.mkdir(parents=True, exist_ok=True)
+        path = str(download_agama(path, settings().downloads))
     path = Path(path)
     if not path.exists():
         _fail(f"no such file or folder: {path}", 2)

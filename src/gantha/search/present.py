@@ -79,6 +79,13 @@ def unrepeated(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+PARALLEL_OPENING = 240  # characters of a parallel's first paragraph shown beside an Āgama hit
+
+
+def _opening(text: str) -> str:
+    return text[:PARALLEL_OPENING] + ("…" if len(text) > PARALLEL_OPENING else "")
+
+
 class Presenter:
     """Hits and aggregations over one store."""
 
@@ -112,6 +119,18 @@ class Presenter:
                     h.translations.append(
                         Aside(channel=t.channel, language=t.language, snippet=snippet(t.text, fold, terms)[0])
                     )
+        self.attach_parallel_texts([h for h in hits if h.corpus == "agama"])
+
+    def attach_parallel_texts(self, hits: list[Hit]) -> None:
+        """Give an Āgama hit's Pali parallels their opening, in the Pali and in English: the answer a Chinese
+        question finds in the Chinese canon, read in the Pali one."""
+        wanted = [f"{p.coordinate}@{ch}" for h in hits for p in h.parallels or [] for ch in ("pali", "en")]
+        found = self.store.get_ids(wanted)
+        for h in hits:
+            for p in h.parallels or []:
+                pali, english = found.get(f"{p.coordinate}@pali"), found.get(f"{p.coordinate}@en")
+                p.pali = _opening(pali.text) if pali else None
+                p.english = _opening(english.text) if english else None
 
     def buckets(self, aggregations: dict[str, list[tuple[str, int]]]) -> dict[str, list[Bucket]]:
         if "chapter" in aggregations:  # hits per topic and soft tag, from their chapters' (or books') topics
