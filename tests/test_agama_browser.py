@@ -7,8 +7,9 @@ import shutil
 
 import pytest
 
-from conftest import Server
 from test_browser import browser, drawn_with, page, playwright_api, shows  # noqa: F401 (fixtures)
+
+from conftest import Server
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +20,7 @@ def base(agama_index, tmp_path_factory):
         yield server.url
 
 
-def test_a_sutta_beside_its_agama_parallel_in_either_script(page, base, tmp_path):
+def test_a_sutta_beside_its_agama_parallel_in_either_script(page, base, tmp_path):  # noqa: F811 (the fixture)
     page.goto(base + "/read/MN 63")
     panel = page.locator("#parallel")
     shows(panel.locator("#parallel-title"), "MA 221")
@@ -36,7 +37,7 @@ def test_a_sutta_beside_its_agama_parallel_in_either_script(page, base, tmp_path
     shows(page.locator("#parallel-rows"), "尊者鬘童子独安静处")  # simplified on request
 
 
-def test_an_agama_sutra_beside_its_pali_parallel(page, base):
+def test_an_agama_sutra_beside_its_pali_parallel(page, base):  # noqa: F811 (the fixture)
     page.goto(base + "/read/agama/ma/221.3")
     shows(page.locator("tr.target"), "鬘童子")
     shows(page.locator("#parallel-title"), "MN 63")
@@ -44,7 +45,7 @@ def test_an_agama_sutra_beside_its_pali_parallel(page, base):
     assert page.locator("#parallel-heads th").count() == 2  # the Pali and its English
 
 
-def test_the_search_page_highlights_chinese_hits(page, base):
+def test_the_search_page_highlights_chinese_hits(page, base):  # noqa: F811 (the fixture)
     page.goto(base + "/?q=" + "毒箭")
     page.locator("article.hit").first.wait_for()
     marks = page.locator("article.hit mark").all_inner_texts()

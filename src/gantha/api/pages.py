@@ -13,7 +13,8 @@ PAGES = {"/": "index.html", "/dist": "dist.html", "/chat": "chat.html", "/admin"
 
 
 def mount(app: FastAPI) -> None:
-    """Serve the pages at ``/``, ``/dist``, ``/read/<coordinate>``, ``/chat``, ``/admin``, ``/desk`` and assets at ``/static``."""
+    """Serve the pages at ``/``, ``/dist``, ``/read/<coordinate>``, ``/chat``, ``/admin``, ``/desk``, and assets
+    at ``/static``."""
     pages = APIRouter(include_in_schema=False)
 
     def page(name: str):
