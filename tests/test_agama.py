@@ -105,7 +105,8 @@ def test_the_outline_lists_each_sutra_as_a_chapter(research):
     titles = [n.title for n in outline.children]
     assert titles[0].startswith("1 善法經") and any(t.startswith("221 箭喻經") for t in titles)
     chapter = research.chapter("MA 221", confirm=True, channel="taisho", script="Hans")
-    assert [p.reference for p in chapter.parallels] == ["MN 63"]
+    assert [(p.reference, p.title) for p in chapter.parallels] == [("MN 63", "Cūḷamālukyasutta")]
+    assert research.chapter("MN 63").parallels[0].title == "箭喻經"
     assert "尊者鬘童子独安静处" in chapter.passages[2].text  # simplified on request
 
 

@@ -118,7 +118,7 @@ def other_canon(store: Store, named: TextRecord) -> list[ParallelRef]:
         other = store.text(r.dst.split("#")[0])
         if other is None or other.corpus == named.corpus or any(x.reference == other.label for x in out):
             continue
-        title = other.zh_title if other.corpus == "agama" else other.pali_title or other.title
+        title = other.zh_title or other.title if other.corpus == "agama" else other.pali_title or other.title
         out.append(
             ParallelRef(
                 reference=other.label,
