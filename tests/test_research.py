@@ -110,7 +110,7 @@ def test_get_with_channels_citations_and_tokens(research):
     assert pali.status == "ok" and pali.text.startswith("Tena samayena")
     assert (
         pali.citations.default
-        == "Kd 12 Probation: Cūḷavaggapāḷi, Pārivāsikakkhandhaka, CST para 75 (PTS Vin II 31; VRI 0.77)"
+        == "Kd 12 Probation: Cūḷavaggapāḷi, Pārivāsikakkhandhaka, CST para 75 (PTS Vin II 30–31; VRI 76–77)"
     )
     assert "Cūḷavaggapāḷi" in pali.citations.apa and "para. 75" in pali.citations.mla
     samayena = next(t for t in pali.tokens if t.surface == "samayena")
