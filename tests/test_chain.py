@@ -112,8 +112,10 @@ def test_chain_mcp(full_ingest):
                 "links",
             } <= names
 
-            async def call(name: str, **args) -> dict:
-                result = await session.call_tool(name, args)
+            budgeted = {t.name for t in (await session.list_tools()).tools if "max_bytes" in t.input_schema["properties"]}
+
+            async def call(name: str, **args) -> dict:  # the whole reply: the chain, not the reply budget, is tested
+                result = await session.call_tool(name, args | ({"max_bytes": 1_000_000} if name in budgeted else {}))
                 assert not result.is_error, result.content
                 return result.structured_content
 
