@@ -3,8 +3,6 @@ and explicit absences; and the resolution of references."""
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel, Field
 
 from gantha.model import (
@@ -60,12 +58,6 @@ class GetItem(BaseModel):
 class GetResult(BaseModel):
     items: list[GetItem]
     notes: list[str] = Field(default_factory=list)  # a span cut at SPAN_PARAGRAPHS, and how to read it whole
-
-
-def chapter_name(title: str) -> str:
-    """``2. Pārivāsikakkhandhakaṃ`` → ``Pārivāsikakkhandhaka`` (number and nominative ending dropped)."""
-    name = re.sub(r"^[\d\-–.()\s]+", "", title).strip()
-    return name[:-1] if name.endswith("ṃ") else name
 
 
 def _anchor(coordinate: str) -> str | None:

@@ -197,28 +197,6 @@ def roman(n: int) -> str:
     return out or "0"
 
 
-def cite_page(key: str, book: str) -> str:
-    """A page key as scholars write it: ``P2.0031`` in the Cūḷavagga → ``PTS Vin II 31``; ``V0.0077`` → ``VRI 0.77``."""
-    edition, volume, page = key[0], int(key[1:].split(".")[0]), int(key.split(".")[1])
-    if edition == "P":
-        for pattern, label in _PTS_LABELS:
-            if re.match(pattern, book) and volume:
-                return f"PTS {label} {roman(volume)} {page}"
-        return f"PTS {volume}.{page}"
-    name = {"M": "MM", "V": "VRI", "T": "Thai", "O": "Other"}.get(edition, edition)
-    return f"{name} {volume}.{page:02d}"
-
-
-def citation_pages(page_refs: list[str], page_starts: list[str]) -> dict[str, str]:
-    """Per edition, the page to cite: the one that begins inside the passage, else the one it lies on."""
-    chosen: dict[str, str] = {}
-    for key in page_starts:
-        chosen.setdefault(key[0], key)
-    for key in page_refs:
-        chosen.setdefault(key[0], key)
-    return chosen
-
-
 # --- references to named texts (suttas, Vinaya rules) --------------------------------------------
 
 # what scholars write before the number (folded, lower case) → the uid prefix of the texts it numbers; a
