@@ -50,14 +50,19 @@ def binaries() -> Path:
     return Path(pgserver.__file__).parent / "pginstall" / "bin"
 
 
+def _postgres_user() -> str:
+    """The user PostgreSQL runs as when we are root (it refuses root), created on a fresh machine."""
+    from pgserver.utils import ensure_user_exists
+
+    ensure_user_exists("pgserver")
+    return "pgserver"
+
+
 def _as_postgres(cmd: list[str]) -> list[str]:
     """The command run as a user PostgreSQL accepts (not root)."""
     if os.geteuid() != 0:
         return cmd
-    from pgserver.utils import ensure_user_exists
-
-    ensure_user_exists("pgserver")
-    return ["runuser", "-u", "pgserver", "--", *cmd]
+    return ["runuser", "-u", _postgres_user(), "--", *cmd]
 
 
 def _run(cmd: list[str]) -> None:
@@ -72,7 +77,8 @@ def _owned(folder: Path) -> None:
     if os.geteuid() == 0:
         from pgserver.utils import ensure_prefix_permissions
 
-        shutil.chown(folder, "pgserver", "pgserver")
+        user = _postgres_user()
+        shutil.chown(folder, user, user)
         ensure_prefix_permissions(folder)
 
 

@@ -45,6 +45,13 @@ def test_fit_cuts_the_largest_list_then_the_longest_text_and_says_so():
     assert lean({"a": [], "b": {"c": [], "d": None, "e": 0}}) == {"a": [], "b": {"e": 0}}  # top-level keys stay
 
 
+def test_fit_ends_on_texts_without_spaces_cut_to_their_floor():
+    """Chinese texts have no space to cut at: texts at the floor are left, and the reply says it stays over."""
+    cut = fit({"pali": "聞" * 201, "chinese": "如是我聞" * 60, "english": "一時佛住" * 51}, 1_000)
+    assert [len(t) for t in cut.values() if isinstance(t, str)] == [201, 201, 201]
+    assert cut["omitted"]["over_budget"] > 1_000
+
+
 def test_get_answers_the_original_unless_channels_are_named(tools):
     got = tools.get(coordinates=["DN 2"])["items"]
     assert {i["channel"] for i in got} == {"pali"} and got[0]["coordinate"].startswith("cst/s0101m.mul/")

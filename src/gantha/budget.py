@@ -70,7 +70,7 @@ def _exists(data: Any, path: str) -> bool:
     for part in path.split("."):
         if isinstance(node, dict) and part in node:
             node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        elif isinstance(node, list) and part.isdecimal() and int(part) < len(node):
             node = node[int(part)]
         else:
             return False
@@ -101,7 +101,8 @@ def fit(data: dict[str, Any], max_bytes: int | None) -> dict[str, Any]:
         cuts.setdefault(path, {"at": path, "of": len(items)})["kept"] = keep
         del items[keep:]
     while (excess := size(out) - target) > 0:
-        texts = [(path, holder, key) for path, holder, key in _texts(out) if len(holder[key]) > MIN_CHARS]
+        # a text of MIN_CHARS + 1 would come back as long as it was (MIN_CHARS and the "…"): left as it is
+        texts = [(path, holder, key) for path, holder, key in _texts(out) if len(holder[key]) > MIN_CHARS + 1]
         if not texts:
             break
         path, holder, key = max(texts, key=lambda found: len(found[1][found[2]]))

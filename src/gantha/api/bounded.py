@@ -113,7 +113,7 @@ class DeadlineMiddleware:
 def reply_budget(scope: Scope) -> int | None:
     """The request's ``max_bytes``, if it names one within the bounds (a verb's route refuses one outside)."""
     values = parse_qs(scope.get("query_string", b"").decode("utf-8", "replace")).get("max_bytes", [])
-    if values and values[-1].isdigit() and MIN_BYTES <= int(values[-1]) <= MAX_BYTES:
+    if values and values[-1].isdecimal() and MIN_BYTES <= int(values[-1]) <= MAX_BYTES:
         return int(values[-1])
     return None
 
@@ -171,7 +171,7 @@ class BodyLimitMiddleware:
             return
         limit = self.limit(scope.get("path", ""))
         length = Headers(scope=scope).get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > limit):
+        if length is not None and (not length.isdecimal() or int(length) > limit):
             await self.refuse(scope, limit)(scope, receive, send)
             return
         received, started, refused = 0, False, False

@@ -85,7 +85,7 @@ def _numbers(spec: str) -> list[int]:
     out: list[int] = []
     for part in re.split(r"[,，、]", spec):
         lo, _, hi = part.strip().partition("-")
-        if lo.isdigit() and (not hi or hi.isdigit()):
+        if lo.isdecimal() and (not hi or hi.isdecimal()):
             out += range(int(lo), int(hi or lo) + 1)
     return out
 

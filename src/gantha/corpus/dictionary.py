@@ -29,7 +29,7 @@ TITLES = {  # the dictionaries of WikiPali's dicttext folder
 
 def _entries(path: Path) -> Iterator[DictEntry]:
     for row in csv.reader(io.StringIO(read_text(path))):
-        if len(row) < 8 or not row[0].strip().isdigit():
+        if len(row) < 8 or not row[0].strip().isdecimal():
             continue
         word = canon(row[1].strip())
         meanings = [m.strip() for m in row[5].split("$") if m.strip()]

@@ -112,7 +112,7 @@ def _load(path: Path) -> dict[str, str]:
 
 def natural_key(uid: str) -> list:
     """``sn2.10`` after ``sn2.9``: numbers compared as numbers."""
-    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", uid)]
+    return [int(x) if x.isdecimal() else x for x in re.split(r"(\d+)", uid)]
 
 
 def _vinaya_book(uid: str) -> str:

@@ -41,7 +41,7 @@ def read_word_statistics(path: Path) -> tuple[list[WordAnalysis], list[str]]:
     for f in _csv_files(path):
         try:
             for row in _rows(f):
-                if len(row) < 7 or not row[2].isdigit():
+                if len(row) < 7 or not row[2].isdecimal():
                     continue  # header or short line
                 word, base = canon(row[1].strip()), canon(row[3].strip())
                 if word and base:

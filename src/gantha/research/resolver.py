@@ -208,7 +208,7 @@ class Resolver:
         suggestions = []
         if head != para and self._passage(corpus, book, head):
             suggestions.append(f"{corpus}/{book}/{head}")
-        if head.isdigit():
+        if head.isdecimal():
             numbered = self.numbering(corpus, book)
             nearest = sorted(numbered, key=lambda n: abs(cited.para_bounds(n)[0] - int(head)))[:SUGGESTIONS]
             suggestions += [f"{corpus}/{book}/{n}" for n in nearest if f"{corpus}/{book}/{n}" not in suggestions]

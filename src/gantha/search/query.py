@@ -85,7 +85,7 @@ def _distance(operator: str) -> int:
     spec = operator.partition("/")[2] if "/" in operator else None
     if spec is None:
         return DEFAULT_NEAR
-    if not spec.isdigit() or int(spec) > MAX_NEAR:
+    if not spec.isdecimal() or int(spec) > MAX_NEAR:
         raise QuerySyntaxError(
             f"{operator!r}: NEAR/n takes a number of words from 0 to {MAX_NEAR} (NEAR alone: {DEFAULT_NEAR})"
         )

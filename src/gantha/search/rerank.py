@@ -213,7 +213,7 @@ class LLMJudgeReranker(Reranker):
                 r = self._client.post(self._url, json=body)
                 r.raise_for_status()
                 text = r.json()["choices"][0]["message"]["content"]
-                rating = float(next(t for t in text.replace("/", " ").split() if t.replace(".", "").isdigit()))
+                rating = float(next(t for t in text.replace("/", " ").split() if t.replace(".", "").isdecimal()))
             except (httpx.HTTPError, KeyError, StopIteration, ValueError) as exc:
                 raise EmbedderError(f"LLM judge at {self._url} failed: {exc}") from exc
             out.append((min(max(rating, 0.0), 10.0) / 10.0, coverage(query, p.text)))

@@ -39,7 +39,7 @@ MIN_AHEAD = 200  # words ahead searched at least for a text's next segment, once
 def tokens(text: str) -> list[str]:
     """Folded words (``ṁ`` and ``ṃ`` alike, quotes, punctuation and numbers dropped: SuttaCentral writes a
     sutta's number as a segment, ``an1.2:1.0`` "2", where the CST holds it apart from the text)."""
-    return [w for w in WORD_RE.findall(fold(text)) if not w.isdigit()]
+    return [w for w in WORD_RE.findall(fold(text)) if not w.isdecimal()]
 
 
 @dataclass
@@ -248,7 +248,7 @@ def _shared(mine: list[str], theirs: list[str]) -> int:
     and CST's ``mahasatipatthanasuttam``)."""
     total = 0
     for w in mine:
-        if w.isdigit():
+        if w.isdecimal():
             continue
         best = max((len(w) if len(w) >= MIN_SHARED and w in t else common_start(w, t) for t in theirs), default=0)
         total += best if best >= MIN_SHARED else 0

@@ -215,7 +215,7 @@ def _segments(group: str, offset: int) -> Iterator[tuple[str, int]]:
 
 def _words(segment: str, start: int) -> tuple[list[_Words], int]:
     """The words before the first digit of a segment, and the index of that digit (-1: none)."""
-    digit = next((i for i, ch in enumerate(segment) if ch.isdigit()), -1)
+    digit = next((i for i, ch in enumerate(segment) if ch.isdecimal()), -1)
     head = segment if digit < 0 else segment[:digit]
     words = [
         _Words(m.group(0).rstrip("."), bool(m.group(1)), start + m.start(), start + m.end())
@@ -236,7 +236,7 @@ def _locator(text: str, start: int) -> _Locator:
     end, problem, previous, named = start, None, "", False
     for m in _LOC_TOKEN.finditer(text):
         token = m.group(0)
-        if token[0].isdigit():
+        if token[0].isdecimal():
             bounds = [int(n) for n in re.split(r"\s*[-–]\s*", token)]
             if len(bounds) > 2:
                 problem = f"malformed number {token!r}"
@@ -298,7 +298,7 @@ def _is_section(work: Work, word: str) -> bool:
 
 def _names(work: Work) -> list[str]:
     """The section names among a work's keys (``tikamātikā``, ``3+saṅghādisesa`` → ``saṅghādisesa``)."""
-    return [k.rpartition("+")[2] for k in work.entries if not k.rpartition("+")[2][0].isdigit() and k != "*"]
+    return [k.rpartition("+")[2] for k in work.entries if not k.rpartition("+")[2][0].isdecimal() and k != "*"]
 
 
 def _unknown(words: list[_Words]) -> tuple[int, int] | None:
@@ -423,7 +423,7 @@ def _lookup(
 ) -> tuple[Entry | None, str | None]:
     """The entry for the locator: by section name (with its volume), by volume and run, by volume, by default."""
     named = _named_keys(work, volume, section)
-    numeric = [k for k in work.entries if k[0].isdigit() and "+" not in k]
+    numeric = [k for k in work.entries if k[0].isdecimal() and "+" not in k]
     keys = list(named)
     if run is not None:
         keys += [k for k in numeric if _numbers_match(k, f"{volume}.{run}" if volume else str(run))]
@@ -437,7 +437,7 @@ def _lookup(
     if volume and not any(_numbers_match(k.split(".")[0], volume.split(".")[0]) for k in numeric):
         volumes = {k.split(".")[0] for k in numeric}
         return None, f"volume {volume} of a {len(volumes)}-volume work"
-    if section and not named and any(not k[0].isdigit() for k in work.entries if k != "*"):
+    if section and not named and any(not k[0].isdecimal() for k in work.entries if k != "*"):
         return None, "named section unknown"
     return None, "number outside the volume" if volume else "number outside the work"
 
@@ -448,7 +448,7 @@ def _named_keys(work: Work, volume: str, section: list[str]) -> list[str]:
     keys = []
     for key in work.entries:
         vol, _, name = key.rpartition("+")
-        if name[0].isdigit() or name == "*" or (vol and vol != volume):
+        if name[0].isdecimal() or name == "*" or (vol and vol != volume):
             continue
         if any(c.startswith(fold(name)) for c in cited):
             keys.append(key)
@@ -462,7 +462,7 @@ def _numbers_match(key: str, value: str) -> bool:
         return False
     for part, v in zip(parts, values, strict=True):
         lo, _, hi = part.partition("-")
-        if not (lo.isdigit() and v.isdigit() and int(lo) <= int(v) <= int(hi or lo)):
+        if not (lo.isdecimal() and v.isdecimal() and int(lo) <= int(v) <= int(hi or lo)):
             return False
     return True
 

@@ -132,7 +132,7 @@ def page_key(edition: str, n: str) -> str:
 
 
 def _roman_or_int(text: str) -> int | None:
-    if text.isdigit():
+    if text.isdecimal():
         return int(text)
     values = [_ROMAN.get(c) for c in text.lower()]
     if not values or None in values:
@@ -174,7 +174,7 @@ def parse_page_ref(text: str) -> PageRef:
         abbr = " ".join(tokens[:abbr_len])
         rest = tokens[abbr_len:]
         books = PTS_BOOKS_CASED.get(" ".join(words[:abbr_len])) or PTS_BOOKS.get(abbr)
-        if books is None or not rest or not rest[-1].isdigit() or len(rest) > 2:
+        if books is None or not rest or not rest[-1].isdecimal() or len(rest) > 2:
             continue
         volume = _roman_or_int(rest[0]) if len(rest) == 2 else 0
         if volume is None:
@@ -262,7 +262,7 @@ def parse_text_ref(text: str) -> str | None:
 
 def _number_range(part: str) -> tuple[int, int] | None:
     lo, _, hi = part.partition("-")
-    if not lo.isdigit() or (hi and not hi.isdigit()):
+    if not lo.isdecimal() or (hi and not hi.isdecimal()):
         return None
     return int(lo), int(hi or lo)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
@@ -13,6 +13,7 @@ from gantha.api.errors import ERRORS
 from gantha.api.live import LiveIndex
 from gantha.api.responses import Envelope
 from gantha.research.desk import Exportable
+from gantha.research.desk.export import MEDIA
 from gantha.verbs import VERBS, Verb
 
 
@@ -30,6 +31,15 @@ def _endpoint(verb: Verb, index: LiveIndex) -> Callable[..., Any]:
     return endpoint
 
 
+def _responses(verb: Verb) -> dict[int | str, dict[str, Any]]:
+    """The error bodies, and for a verb that can answer a file, the file's media types beside JSON."""
+    field = verb.params.model_fields.get("format")
+    if not (isinstance(verb.result, type) and issubclass(verb.result, Exportable) and field):
+        return ERRORS
+    files = {MEDIA[fmt]: {} for fmt in get_args(field.annotation) if fmt in MEDIA}
+    return {**ERRORS, 200: {"content": files, "description": "JSON, or the file that format names"}}
+
+
 def router(index: LiveIndex) -> APIRouter:
     api = APIRouter()
     for verb in VERBS:
@@ -40,6 +50,6 @@ def router(index: LiveIndex) -> APIRouter:
             summary=verb.summary,
             description=verb.doc,
             response_model=Envelope[verb.result],  # type: ignore[name-defined]
-            responses=ERRORS,
+            responses=_responses(verb),
         )
     return api

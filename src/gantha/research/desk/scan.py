@@ -168,7 +168,7 @@ class Planning(Protocol):
 def book_rank(book: str, category: str = "") -> tuple[int, int, str]:
     """Book order: the piṭakas (Vinaya, Sutta, Abhidhamma, then the rest), within each the root texts, their
     commentaries and subcommentaries, then by id (``vin02m3.mul`` before ``vin02m4.mul``)."""
-    pitaka = next((i for i, p in enumerate(PITAKAS) if book.startswith(p) and book[len(p) : len(p) + 1].isdigit()), 3)
+    pitaka = next((i for i, p in enumerate(PITAKAS) if book.startswith(p) and book[len(p) : len(p) + 1].isdecimal()), 3)
     layer = LAYERS.index(category) if category in LAYERS else len(LAYERS)
     return pitaka, layer, book
 
