@@ -602,7 +602,7 @@ def test_two_servers_on_one_database_answer_while_a_third_process_ingests(pg_ser
         while ingest.poll() is None:
             for server in (one, two):
                 r = httpx.get(f"{server.url}/api/v3/search", params={"q": "bhikkhu"}, timeout=30)
-                assert r.status_code == 200 and r.json()["data"]["total"] >= before
+                assert r.status_code == 200 and r.json()["data"]["total"] >= before, r.text
                 answered += 1
         assert ingest.returncode == 0, ingest.stderr.read()
         assert answered >= 4

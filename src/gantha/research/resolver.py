@@ -156,10 +156,7 @@ class Resolver:
                 last.seq,
                 label=node.title,  # type: ignore[attr-defined]
             )
-        try:
-            c = Coordinate.parse(written)
-        except CoordinateError as exc:
-            raise ReferenceNotFound(written, str(exc)) from exc
+        c = self._coordinate(written)
         sentence = SENTENCE_SUFFIX.match(c.para)
         para = sentence.group("para") if sentence else c.para
         if (p := self._passage(c.corpus, c.book, para)) is not None:
@@ -167,6 +164,22 @@ class Resolver:
         if m := RANGE.match(str(c)):
             return self._range(written, c.corpus, c.book, m.group("first"), m.group("last"))
         raise self._no_paragraph(written, c.corpus, c.book, para)
+
+    def _coordinate(self, written: str) -> Coordinate:
+        """A coordinate's corpus, book and paragraph; where the paragraph holds slashes (a document's heading
+        path, ``md/handbook.md/staff/travel#1``) or the book does (``md/notes/a.md/3``), the book is the one
+        the index holds."""
+        try:
+            c = Coordinate.parse(written)
+        except CoordinateError as exc:
+            raise ReferenceNotFound(written, str(exc)) from exc
+        if self.store.channels(c.corpus, c.book):
+            return c
+        parts = written.strip("/").split("/")
+        for k in range(2, len(parts) - 1):
+            if self.store.channels(parts[0], book := "/".join(parts[1:k])):
+                return Coordinate(parts[0], book, "/".join(parts[k:]))
+        return c
 
     def _range(self, written: str, corpus: str, book: str, first: str, last: str) -> Span:
         start, end = self._passage(corpus, book, first), self._passage(corpus, book, last)

@@ -56,6 +56,10 @@ PREPARED_ABOVE = 700  # documents holding a query's ranked words above which its
 RANKED_KEPT = 100  # a prepared search's first matches kept in score order: its pages up to there are read
 GENERATION = "COALESCE((SELECT value FROM meta WHERE key = 'generation'), '0')"
 STATS_FRESH = 1.0  # seconds BM25's collection statistics are used before the generation is looked at again
+BM25_INDEXES = (
+    "SELECT c.relname FROM pg_class c JOIN pg_am a ON a.oid = c.relam "
+    "WHERE c.relkind = 'i' AND a.amname = 'bm25' AND c.relnamespace = current_schema()::regnamespace"
+)
 _COUNTER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-pg-count")  # counts beside the page
 FIRST_SCORED = 64  # matches ranked first up to which each is scored by pg_textsearch (0.4 ms each), else in SQL
 RANKING = "ranking"  # meta key: how the index's pages are ranked, "bm25" (pg_textsearch) or "tsvector"
@@ -239,9 +243,8 @@ class PostgresStore(TableStore):
         generation = self.generation()
         if self._stats is None or self._stats[0] != generation:
             if self.bm25_pages:  # a first ingest builds them at its end: until then, pages ranked in SQL
-                self._bm25_built = {
-                    r[0] for r in self.db.fetch("SELECT indexname FROM pg_indexes WHERE indexdef LIKE '%USING bm25%'")
-                }
+                # the catalog rows alone: pg_indexes opens each index, and fails on one an ingest drops meanwhile
+                self._bm25_built = {r[0] for r in self.db.fetch(BM25_INDEXES)}
             row = self.get_meta(STATS)
             stats = orjson.loads(row) if row else {"docs": 0, "lengths": {}}
             docs = int(stats["docs"])
