@@ -8,8 +8,9 @@ For every text of SuttaCentral's root files (each sutta, verse and Vinaya rule u
   :data:`TOLERANCE` of them, starting inside the span's first text paragraph (the next ones read on as
   context); the last ones likewise, ending inside its last. Where the editions word an edge otherwise (a
   closing line: ``… Sivako sāmaṇero ….`` against ``… Vanavacchassa therassa (siviko) sāmaṇero ….``),
-  :data:`LOOSE` of them suffice if the paragraph beyond the span holds fewer. How many edges agree word for
-  word is reported (:attr:`CollectionAudit.exact`);
+  :data:`LOOSE` of them suffice if the paragraph beyond the span holds fewer. Words are compared without their
+  last vowel ending (:func:`stems`: the CST's ``kammakkhandhakaṃ niṭṭhitaṃ`` closes what SuttaCentral writes
+  ``kammakkhandhako niṭṭhito``). How many edges agree word for word is reported (:attr:`CollectionAudit.exact`);
 - **printed references resolve back**: the label a citation prints (``MN 10``) resolves to the same span as
   the uid, and the PTS page the citation prints holds the span's first paragraph;
 - **names**: the Pali name the reader and citations print (``Satipaṭṭhānasutta``) stands in the CST headings
@@ -98,13 +99,12 @@ def found_share(wanted: list[str], context: list[str]) -> tuple[float, int, int]
     return sum(b.size for b in blocks) / len(wanted), blocks[0].b, blocks[-1].b + blocks[-1].size - 1
 
 
-_QUOTES = re.compile(r"[‘’“”'\"]")
 _TAGS = re.compile(r"<[^>]+>")  # SuttaCentral's markup in a few texts (the Cūḷaniddesa's <b>)
 
 
 def words(text: str) -> list[str]:
     """Folded words, quotes dropped first (``vijānata’’nti`` and ``vijānatan”ti`` are one word alike)."""
-    return tokens(_QUOTES.sub("", _TAGS.sub(" ", text)))
+    return tokens(_TAGS.sub(" ", text))
 
 
 def edges(segments: dict[str, str], uid: str) -> tuple[list[str], list[str]]:
@@ -124,12 +124,22 @@ def _edge(
     the editions word the edge otherwise (a closing line), :data:`LOOSE` of them, the paragraph beyond holding
     fewer."""
     context = edge + inside if at_start else inside + edge
-    share, first, last = found_share(wanted, context)
+    exact = found_share(wanted, context)[0] == 1.0
+    share, first, last = found_share(stems(wanted), stems(context))
     inside_edge = 0 <= first < len(edge) if at_start else last >= len(inside)
     if share >= TOLERANCE and inside_edge:
-        return True, share == 1.0
-    beyond, _, _ = found_share(wanted, outside)
+        return True, exact
+    beyond, _, _ = found_share(stems(wanted), stems(outside))
     return share >= LOOSE and inside_edge and beyond < share, False
+
+
+_ENDING = re.compile(r"(?:am|o|a|e|i|u)$")
+
+
+def stems(ws: list[str]) -> list[str]:
+    """Words without their last vowel ending: a closing line the editions inflect otherwise
+    (``kammakkhandhako niṭṭhito`` against the CST's ``kammakkhandhakaṃ niṭṭhitaṃ``) is the same line."""
+    return [_ENDING.sub("", w) if len(w) > 4 else w for w in ws]
 
 
 def _beyond(research, span: Span) -> tuple[list[str], list[str]]:  # type: ignore[no-untyped-def]

@@ -16,6 +16,7 @@ Pure functions, no I/O.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 
 from gantha.text.pali import WORD_RE, fold
 
-VERSION = 4  # changes when the method changes, so that recorded alignments are redone
+VERSION = 5  # changes when the method changes, so that recorded alignments are redone
 K = 3  # words in a voting n-gram
 WINDOW_BEHIND, WINDOW_AHEAD = 40, 4000  # words around the expected position searched first
 MIN_SUPPORT = 0.3  # share of a text's segments (those long enough to vote) that its words must place
@@ -33,13 +34,15 @@ MIN_SHARED = 4  # letters two words must share at their start to count as alike
 SPAN = 60  # most paragraphs searched between two placed neighbours
 LEAD = 4  # paragraphs before a text's first placed segment where its titles may stand
 VOTING_WORDS = 6  # a shorter segment votes with the words of the segments after it
+QUOTES = re.compile(r"[‘’“”'\"]")
 MIN_AHEAD = 200  # words ahead searched at least for a text's next segment, once the text is found
 
 
 def tokens(text: str) -> list[str]:
-    """Folded words (``ṁ`` and ``ṃ`` alike, quotes, punctuation and numbers dropped: SuttaCentral writes a
-    sutta's number as a segment, ``an1.2:1.0`` "2", where the CST holds it apart from the text)."""
-    return [w for w in WORD_RE.findall(fold(text)) if not w.isdecimal()]
+    """Folded words (``ṁ`` and ``ṃ`` alike, punctuation and numbers dropped: SuttaCentral writes a sutta's
+    number as a segment, ``an1.2:1.0`` "2", where the CST holds it apart from the text). Quotes are dropped
+    before the words are cut: SuttaCentral's ``vāsamakappayī”ti`` is the CST's one word ``vāsamakappayīti``."""
+    return [w for w in WORD_RE.findall(fold(QUOTES.sub("", text))) if not w.isdecimal()]
 
 
 @dataclass
