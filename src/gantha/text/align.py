@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from gantha.text.pali import WORD_RE, fold
 
-VERSION = 5  # changes when the method changes, so that recorded alignments are redone
+VERSION = 6  # changes when the method changes, so that recorded alignments are redone
 K = 3  # words in a voting n-gram
 WINDOW_BEHIND, WINDOW_AHEAD = 40, 4000  # words around the expected position searched first
 MIN_SUPPORT = 0.3  # share of a text's segments (those long enough to vote) that its words must place
@@ -34,6 +34,7 @@ MIN_SHARED = 4  # letters two words must share at their start to count as alike
 SPAN = 60  # most paragraphs searched between two placed neighbours
 LEAD = 4  # paragraphs before a text's first placed segment where its titles may stand
 VOTING_WORDS = 6  # a shorter segment votes with the words of the segments after it
+REACH = 12  # words around its counted place where a segment placed by its neighbours' words is looked for
 QUOTES = re.compile(r"[‘’“”'\"]")
 MIN_AHEAD = 200  # words ahead searched at least for a text's next segment, once the text is found
 
@@ -106,6 +107,17 @@ def _near(stream: ParagraphStream, words: list[str], expected: int, ahead: int =
     return min((s for s, v in votes.items() if v == best), key=lambda s: abs(s - expected))
 
 
+def _own_words(stream: ParagraphStream, ws: list[str], start: int) -> int:
+    """Where a segment placed by the words around it begins: its own words, if they stand within
+    :data:`REACH` words of where counting the borrowed words put it (an edition may hold a line the other
+    lacks between them: ``Sabbaññutañāṇaniddeso tesattatimo`` before ``Ñāṇakathā niṭṭhitā``)."""
+    for shift in sorted(range(-REACH, REACH + 1), key=abs):
+        at = start + shift
+        if ws and at >= 0 and stream.words[at : at + len(ws)] == ws:
+            return at
+    return start
+
+
 def _jump(stream: ParagraphStream, block: list[str]) -> int | None:
     """Where a run of words starts anywhere in the stream, by the votes of its rare n-grams, or None."""
     votes: Counter[int] = Counter()
@@ -158,7 +170,7 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
         start = None
         if cursor is not None and len(voting) > len(ws):  # with borrowed words: just ahead of the cursor only
             start = _near(stream, voting, cursor - lead, min(ahead, MIN_AHEAD))
-            start = start + lead if start is not None else None
+            start = _own_words(stream, ws, start + lead) if start is not None else None
         if start is None and cursor is not None:
             start = _near(stream, ws, cursor, ahead)
         if start is None and len(ws) >= K:  # the text is elsewhere: find where, then this segment near there
