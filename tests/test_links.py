@@ -110,6 +110,8 @@ def test_mn10_opening_lists_its_verbatim_repeats(research):
     for repeat in ("cst/s0102m.mul/373", "cst/s0305m.mul/367.1"):  # DN 22, SN 47.1
         assert repeat in computed, sorted(computed)
         assert computed[repeat].words == 17 and "ekayano" in fold(computed[repeat].shared or "")
+    order = [i.coordinate for i in found if not i.curated]  # whole repeats ahead of texts of partial echoes
+    assert {"cst/s0102m.mul/373", "cst/s0305m.mul/367.1"} <= set(order[:4]), order[:6]
 
 
 def test_a_formula_only_overlap_is_no_parallel(research):

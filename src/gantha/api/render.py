@@ -25,6 +25,7 @@ from gantha.research import (
     WordResult,
 )
 from gantha.research.citing import CiteResult
+from gantha.text.chinese import has_chinese
 
 COMPOUNDS_SHOWN = 30  # compounds listed by `gantha forms` (all of them with --json)
 FORMS_SHOWN = 8  # forms of each derivative listed by `gantha forms`
@@ -44,7 +45,9 @@ def rich_snippet(snippet: str) -> str:
 
 def show_search(res: SearchResponse) -> None:
     info = res.query_info
-    parts = info.terms + ['"' + " ".join(p) + '"' for p in info.phrases] + [p + "*" for p in info.prefixes]
+    # a Chinese phrase is its characters side by side (比丘尼), as typed; a Pali one its words
+    phrases = ['"' + ("" if all(map(has_chinese, p)) else " ").join(p) + '"' for p in info.phrases]
+    parts = info.terms + phrases + [p + "*" for p in info.prefixes]
     parts += [f"{n['words'][0]} NEAR/{n['distance']} {n['words'][1]}" for n in info.near]
     if info.forms:
         parts.append("forms " + ",".join(info.forms))
@@ -55,9 +58,11 @@ def show_search(res: SearchResponse) -> None:
         )
     if info.page_ref:
         parts.append(f"page {info.page_ref['key']}")
+    if not parts and info.original:  # a reference (--ref '罗马书 3:24'): as written, and where it led
+        parts.append(info.original + (f" → {info.normalized}" if info.normalized not in ("", info.original) else ""))
     out.print(
         f"[bold]{res.total:,}[/bold] hits for [cyan]{escape(' '.join(parts))}[/cyan] "
-        f"({info.mode.value}, field {info.field}) in {res.took_ms:.1f} ms",
+        f"({info.mode.value}{f', field {info.field}' if info.field else ''}) in {res.took_ms:.1f} ms",
         highlight=False,
     )
     for inf in info.inflections:
@@ -110,11 +115,9 @@ def show_search(res: SearchResponse) -> None:
         channel = "" if h.channel == "pali" else escape(f" [{h.channel}]")
         table.add_row(str(h.rank), h.coordinate + channel + mark, escape(where), rich_snippet(h.snippet))
     out.print(table)
-    cats = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("category", []))
-    books = ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("book", [])[:6])
-    out.print(f"categories: {cats}\nbooks: {books}", highlight=False)
-    if topics := ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get("topic", [])):
-        out.print(f"topics: {topics}", highlight=False)
+    for name, key, most in (("categories", "category", None), ("books", "book", 6), ("topics", "topic", None)):
+        if counts := ", ".join(f"{b.key} {b.count}" for b in res.aggregations.get(key, [])[:most]):
+            out.print(f"{name}: {counts}", highlight=False)  # none for a ranked-candidates search (hybrid)
 
 
 def show_nodes(res: SearchResponse) -> None:

@@ -392,6 +392,14 @@ def _bare_number(p: Passage) -> bool:
     return bool(re.fullmatch(r"\d+(?:-\d+)?(?:~\d+)?", p.para)) and not re.search(r"[^\W\d_]", p.text)
 
 
+_VERSE_GOES_ON = ("gatha2", "gatha3", "gathalast")  # a verse's lines after its first (gatha1)
+
+
+def _same_verse(line: Passage, following: Passage) -> bool:
+    """Whether ``following`` continues the verse ``line`` belongs to (a verse line of the same book)."""
+    return line.book == following.book and line.kind.startswith("gatha") and line.kind != "gathalast"
+
+
 def _clean_title(title: str) -> str:
     return re.sub(r"^[\d.\s]+", "", title).strip()
 
@@ -399,10 +407,16 @@ def _clean_title(title: str) -> str:
 def _text_record(
     uid: str, paras: list[int], paragraphs: list[Passage], titles: dict, headings: dict[str, str]
 ) -> TextRecord:
-    lead = min(paras)
+    lead, end = min(paras), max(paras)
+    while lead > 0 and paragraphs[lead].kind in _VERSE_GOES_ON and _same_verse(paragraphs[lead - 1], paragraphs[lead]):
+        lead -= 1  # a text begins with a verse's first line (the CST's Anejaṃmūladassāviṃ hides it from the words)
     while lead > 0 and _bare_number(paragraphs[lead - 1]) and paragraphs[lead - 1].book == paragraphs[lead].book:
         lead -= 1  # the paragraph that holds only the text's number ("1.", a verse's) opens it
-    first, last = paragraphs[lead], paragraphs[max(paras)]
+    while end + 1 < len(paragraphs) and paragraphs[end + 1].kind in _VERSE_GOES_ON and _same_verse(
+        paragraphs[end], paragraphs[end + 1]
+    ):
+        end += 1  # … and ends with its last line
+    first, last = paragraphs[lead], paragraphs[end]
     pali, english = titles.get(uid, ("", ""))
     return TextRecord(
         uid=uid,

@@ -174,13 +174,19 @@ def audit_suttacentral(research, path: Path, collections: Iterable[str] | None =
             left_out.append(f"{collection}: none of its CST books is indexed")
             continue
         audit = CollectionAudit(collection)
+        untexted = []
         for text in members:
             segments = text.segments
             for uid in dict.fromkeys(sc.segment_uid(k) for k in segments):
                 record = store.text(uid)
                 if record is None and not _whole(pattern, books):
                     continue  # its book may be one the index lacks
+                if edges(segments, uid) == ([], []):
+                    untexted.append(uid)  # titles only (the nuns' pārājikas 1–4, shared with the monks': "~")
+                    continue
                 _audit_text(research, audit, uid, segments)
+        if untexted:
+            left_out.append(f"{collection}: {', '.join(untexted)}: SuttaCentral's root holds their titles only")
         if not _whole(pattern, books):
             left_out.append(f"{collection}: only {', '.join(sorted(books))} of its books indexed (texts there audited)")
         out.append(audit)

@@ -236,7 +236,8 @@ class LinkVerbs:
     def _parallels(self, passages: list[Passage]) -> list[LinkItem]:
         """SuttaCentral's curated parallels of the named texts holding these paragraphs, then the paragraphs
         repeating a stretch of them (outside them): those of other works before the refrains of their own,
-        the texts that share most first."""
+        the texts whose paragraph shares the longest stretch first (a text of many partial echoes does not
+        outrank a whole repeat)."""
         inside = {p.coordinate for p in passages}
         ours = {work(p.book) for p in passages}
         best: dict[str, tuple[float, str, str, int]] = {}  # other paragraph → (words, paragraph of ours, book, seq)
@@ -251,7 +252,8 @@ class LinkVerbs:
         for coordinate, (weight, _, book, seq) in best.items():
             text = self.store.text_at("cst", book, seq)
             named[coordinate] = text.label if text else None
-            by_text[named[coordinate] or coordinate] += weight
+            key = named[coordinate] or coordinate  # a text ranks by its best paragraph: a whole repeat first
+            by_text[key] = max(by_text[key], weight)
         same = {c: work(best[c][2]) in ours for c in best}
         ranked = sorted(best, key=lambda c: (same[c], -by_text[named[c] or c], -best[c][0], c))
         items = [
