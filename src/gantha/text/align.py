@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from gantha.text.pali import WORD_RE, fold
 
-VERSION = 6  # changes when the method changes, so that recorded alignments are redone
+VERSION = 7  # changes when the method changes, so that recorded alignments are redone
 K = 3  # words in a voting n-gram
 WINDOW_BEHIND, WINDOW_AHEAD = 40, 4000  # words around the expected position searched first
 MIN_SUPPORT = 0.3  # share of a text's segments (those long enough to vote) that its words must place
@@ -132,20 +132,24 @@ def _jump(stream: ParagraphStream, block: list[str]) -> int | None:
     return start if best >= JUMP_VOTES else None
 
 
-def _increasing(starts: list[tuple[int, int]]) -> set[int]:
-    """Indices (first of each pair) of a longest run of increasing starts: placements in reading order."""
-    tails: list[int] = []  # tails[k]: smallest start ending an increasing run of length k + 1
-    tail_at: list[int] = []
+def _increasing(starts: list[tuple[int, int]], weights: list[int]) -> set[int]:
+    """Indices (first of each pair) of the increasing run of starts that places the most words: placements in
+    reading order. Weighed by words, a run of long lines outweighs one of the same number of one-word lines (the
+    ordinals ``Dutiyaṃ`` … that the editions count one apart)."""
+    ranks = {s: r for r, s in enumerate(sorted({s for _, s in starts}), start=1)}
+    tree = [(0, -1)] * (len(ranks) + 1)  # Fenwick tree of (words, index of the run's last start) by rank
     back: list[int] = []
-    for n, (_, start) in enumerate(starts):
-        k = bisect_left(tails, start)
-        if k == len(tails):
-            tails.append(start)
-            tail_at.append(n)
-        else:
-            tails[k], tail_at[k] = start, n
-        back.append(tail_at[k - 1] if k else -1)
-    keep, n = set(), tail_at[-1] if tail_at else -1
+    best_end = (0, -1)
+    for n, (i, start) in enumerate(starts):
+        best, r = (0, -1), ranks[start] - 1  # the best run ending strictly below this start
+        while r > 0:
+            best, r = max(best, tree[r]), r - (r & -r)
+        back.append(best[1])
+        here, r = (best[0] + weights[i], n), ranks[start]
+        best_end = max(best_end, here)
+        while r < len(tree):
+            tree[r], r = max(tree[r], here), r + (r & -r)
+    keep, n = set(), best_end[1]
     while n >= 0:
         keep.add(starts[n][0])
         n = back[n]
@@ -182,7 +186,7 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
         if start is not None:
             starts.append((i, start))
             cursor = start + len(ws)
-    kept = _increasing(starts)
+    kept = _increasing(starts, [max(1, len(ws)) for ws in words])
     paras: list[int | None] = [None] * len(segments)
     how = [""] * len(segments)
     end = expected if expected is not None else 0
