@@ -395,9 +395,14 @@ def _bare_number(p: Passage) -> bool:
 _VERSE_GOES_ON = ("gatha2", "gatha3", "gathalast")  # a verse's lines after its first (gatha1)
 
 
-def _same_verse(line: Passage, following: Passage) -> bool:
-    """Whether ``following`` continues the verse ``line`` belongs to (a verse line of the same book)."""
-    return line.book == following.book and line.kind.startswith("gatha") and line.kind != "gathalast"
+def _continues(line: Passage, following: Passage) -> bool:
+    """Whether ``following`` is the next line of the verse ``line`` belongs to (in the same book)."""
+    return (
+        line.book == following.book
+        and line.kind.startswith("gatha")
+        and line.kind != "gathalast"
+        and following.kind in _VERSE_GOES_ON
+    )
 
 
 def _clean_title(title: str) -> str:
@@ -408,13 +413,11 @@ def _text_record(
     uid: str, paras: list[int], paragraphs: list[Passage], titles: dict, headings: dict[str, str]
 ) -> TextRecord:
     lead, end = min(paras), max(paras)
-    while lead > 0 and paragraphs[lead].kind in _VERSE_GOES_ON and _same_verse(paragraphs[lead - 1], paragraphs[lead]):
+    while lead > 0 and _continues(paragraphs[lead - 1], paragraphs[lead]):
         lead -= 1  # a text begins with a verse's first line (the CST's Anejaṃmūladassāviṃ hides it from the words)
     while lead > 0 and _bare_number(paragraphs[lead - 1]) and paragraphs[lead - 1].book == paragraphs[lead].book:
         lead -= 1  # the paragraph that holds only the text's number ("1.", a verse's) opens it
-    while end + 1 < len(paragraphs) and paragraphs[end + 1].kind in _VERSE_GOES_ON and _same_verse(
-        paragraphs[end], paragraphs[end + 1]
-    ):
+    while end + 1 < len(paragraphs) and _continues(paragraphs[end], paragraphs[end + 1]):
         end += 1  # … and ends with its last line
     first, last = paragraphs[lead], paragraphs[end]
     pali, english = titles.get(uid, ("", ""))

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gantha.model import Coordinate, CoordinateError, Passage, TextRecord
+from gantha.model import Coordinate, CoordinateError, Passage, TextRecord, full_range
 from gantha.search.errors import SearchError
 from gantha.store.base import Clause, Store, StoreQuery
 from gantha.text import citations as cited
@@ -173,12 +173,13 @@ class Resolver:
             c = Coordinate.parse(written)
         except CoordinateError as exc:
             raise ReferenceNotFound(written, str(exc)) from exc
-        if self.store.channels(c.corpus, c.book):
+        known = self.store.from_records("resolver:books", lambda rs: {(r.info.corpus, r.info.book) for r in rs})
+        if (c.corpus, c.book) in known:
             return c
         parts = written.strip("/").split("/")
         for k in range(2, len(parts) - 1):
-            if self.store.channels(parts[0], book := "/".join(parts[1:k])):
-                return Coordinate(parts[0], book, "/".join(parts[k:]))
+            if (parts[0], book := "/".join(parts[1:k])) in known:
+                return Coordinate(parts[0], book, full_range("/".join(parts[k:])))
         return c
 
     def _range(self, written: str, corpus: str, book: str, first: str, last: str) -> Span:

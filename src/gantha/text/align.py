@@ -111,9 +111,11 @@ def _own_words(stream: ParagraphStream, ws: list[str], start: int) -> int:
     """Where a segment placed by the words around it begins: its own words, if they stand within
     :data:`REACH` words of where counting the borrowed words put it (an edition may hold a line the other
     lacks between them: ``Sabbaññutañāṇaniddeso tesattatimo`` before ``Ñāṇakathā niṭṭhitā``)."""
+    if not ws:
+        return start
     for shift in sorted(range(-REACH, REACH + 1), key=abs):
         at = start + shift
-        if ws and at >= 0 and stream.words[at : at + len(ws)] == ws:
+        if at >= 0 and stream.words[at : at + len(ws)] == ws:
             return at
     return start
 
