@@ -106,6 +106,19 @@ def test_repeated_numbers_in_a_book_are_disambiguated(tmp_path):
     assert any("~2" in c for c in coords)
 
 
+def test_a_chapter_an_edition_lacks_is_not_on_its_last_page(tmp_path):
+    """The PTS Apadāna has no Yasavagga (the VRI turns 15 pages in it, the PTS none): its apadānas carry no
+    PTS page, not the 511 the chapter before it ends on; the page turning inside the next chapter counts again."""
+    folder = link_books(tmp_path / "cst", ("s0510m2.mul",))
+    _, passages = read(folder, "s0510m2.mul")
+    yasa = [p for p in passages if p.chapter_title == "56. Yasavaggo"]
+    assert len(yasa) > 100 and all(not r.startswith("P") for p in yasa for r in p.page_refs)
+    assert any(r.startswith("V") for p in yasa for r in p.page_refs)  # the VRI's pages are there
+    before = max((p for p in passages if p.seq < yasa[0].seq), key=lambda p: p.seq)
+    assert "P2.0511" in before.page_refs
+    assert any("P2.0512" in p.page_starts for p in passages if p.seq > yasa[-1].seq)
+
+
 def _single_file_book(folder: Path, book: str, encoding: str) -> bytes:
     """One TEI file holding every chapter of a book, as the one-file-per-book layout has it."""
     bodies = []

@@ -104,6 +104,8 @@ REFS_TEXTS = (
     "sutta/kn/thag",
     "sutta/kn/thig",
     "sutta/kn/kp",
+    "sutta/sn/sn46",  # the peyyāla of one-line texts (SN 46.59)
+    "sutta/sn/sn55",  # and of texts sharing no run of words with the CST (SN 55.63)
     "sutta/sn/sn56",
 )
 

@@ -34,6 +34,10 @@ from gantha.text.refs import page_key
 CORPUS = "cst"
 HEADING_LEVELS = ("nikaya", "book", "chapter", "title", "subhead", "subsubhead")
 EDITION_ORDER = "MVPTO"
+UNMARKED_CHAPTER_PAGES = 10
+"""A chapter in which one edition turns this many pages and another none is not in that other edition: its
+last page is not carried into it (the Apadāna's Yasavagga, 15 VRI pages, which the PTS edition lacks; a
+PTS page never holds ten VRI pages, the longest abridged peyyāla holding sixteen within a chapter marked)."""
 
 _BOOK_STEM = re.compile(r"^(vin|abh|s|e)(\d+)([mant])(\d*)\.(mul|att|tik|nrf)$")
 _CHAPTER_FILE = re.compile(r"^(.+\.(?:mul|att|tik|nrf))(\d+)\.xml$")
@@ -330,6 +334,26 @@ def parse_book(book: CstBook) -> list[etree._Element]:
     return roots
 
 
+def _unpaged_chapters(roots: list[etree._Element]) -> dict[int, set[str]]:
+    """Per chapter (counted as ``read_book`` counts them), the editions that turn no page in it while
+    another turns ``UNMARKED_CHAPTER_PAGES`` or more: their page is unknown there, not the last one seen."""
+    turns: dict[int, Counter[str]] = {}
+    chapter = 0
+    for root in roots:
+        for p in root.iter("p"):
+            if p.get("rend") == "chapter":
+                chapter += 1
+            for pb in p.iter("pb"):
+                if ed := pb.get("ed"):
+                    turns.setdefault(chapter, Counter())[ed] += 1
+    editions = {ed for counts in turns.values() for ed in counts}
+    return {
+        ch: {ed for ed in editions if not counts[ed]}
+        for ch, counts in turns.items()
+        if ch and max(counts.values()) >= UNMARKED_CHAPTER_PAGES
+    }
+
+
 def read_book(book: CstBook, roots: list[etree._Element] | None = None) -> Iterator[Passage]:
     """Yield the book's passages in reading order (parse first with ``parse_book`` to fail early)."""
     roots = roots if roots is not None else parse_book(book)
@@ -338,6 +362,7 @@ def read_book(book: CstBook, roots: list[etree._Element] | None = None) -> Itera
         info.title = _book_title(roots) or info.book
     headings: dict[str, str] = {}
     pages: dict[str, str] = {}
+    unpaged = _unpaged_chapters(roots)
     seen_numbers: Counter[str] = Counter()
     anchor, sub, chapter, seq = "0", 0, 0, 0
 
@@ -365,6 +390,8 @@ def read_book(book: CstBook, roots: list[etree._Element] | None = None) -> Itera
                     headings[rend] = text
                 if rend == "chapter":
                     chapter += 1
+                    for edition in unpaged.get(chapter, ()):
+                        pages.pop(edition, None)
 
             at_start = {key[0] for key, seen in inline.pbs if not seen}
             refs = [pages[ed] for ed in EDITION_ORDER if ed in pages and ed not in at_start]

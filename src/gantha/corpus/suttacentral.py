@@ -316,7 +316,8 @@ def align_collection(
         if not ids:
             continue
         coverage.texts += 1
-        placement = align(stream, [segments[i] for i in ids], cursor)
+        body = next((k for k, sid in enumerate(ids) if not is_title(sid)), 0)
+        placement = align(stream, [segments[i] for i in ids], cursor, body)
         cursor = placement.end
         where = dict(zip(ids, placement.paragraphs, strict=True))
         _check_references(text, ids, where, paragraphs, coverage)

@@ -102,14 +102,23 @@ def found_share(wanted: list[str], context: list[str]) -> tuple[float, int, int]
 _TAGS = re.compile(r"<[^>]+>")  # SuttaCentral's markup in a few texts (the Cūḷaniddesa's <b>)
 
 
-def words(text: str) -> list[str]:
-    """Folded words, quotes dropped first (``vijānata’’nti`` and ``vijānatan”ti`` are one word alike)."""
-    return tokens(_TAGS.sub(" ", text))
+_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 
 
-def edges(segments: dict[str, str], uid: str) -> tuple[list[str], list[str]]:
+def words(text: str, hyphen: str = "") -> list[str]:
+    """Folded words, quotes dropped first (``vijānata’’nti`` and ``vijānatan”ti`` are one word alike); a hyphen
+    inside a word joins its parts (as the aligner reads them), or with ``hyphen=" "`` parts them."""
+    return tokens(_HYPHEN.sub(hyphen, _TAGS.sub(" ", text)))
+
+
+HYPHEN_READINGS = ("", " ")
+"""The CST hyphenates compounds that SuttaCentral writes as one word (``veramaṇī-sikkhāpadaṃ``) or as two
+(``bhaddāli-nāmo``, ``bhaddāli nāmo``): an edge agrees when it is found with the hyphens read either way."""
+
+
+def edges(segments: dict[str, str], uid: str, hyphen: str = "") -> tuple[list[str], list[str]]:
     """The first and last :data:`EDGE_WORDS` words of a text's body (its title segments left out)."""
-    body = [words(v) for k, v in segments.items() if sc.segment_uid(k) == uid and not sc.is_title(k)]
+    body = [words(v, hyphen) for k, v in segments.items() if sc.segment_uid(k) == uid and not sc.is_title(k)]
     flat = [w for ws in body for w in ws]
     return flat[:EDGE_WORDS], flat[-EDGE_WORDS:]
 
@@ -142,14 +151,14 @@ def stems(ws: list[str]) -> list[str]:
     return [_ENDING.sub("", w) if len(w) > 4 else w for w in ws]
 
 
-def _beyond(research, span: Span) -> tuple[list[str], list[str]]:  # type: ignore[no-untyped-def]
-    """The words of the text paragraphs just before and just after a span (headings left out)."""
+def _beyond(research, span: Span) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """The texts of the text paragraphs just before and just after a span (headings left out)."""
     store = research.store
     before = store.book_passages(span.corpus, span.book, span.channel, (max(span.first_seq - 3, 0), span.first_seq - 1))
     after = store.book_passages(span.corpus, span.book, span.channel, (span.last_seq + 1, span.last_seq + 3))
     prose = [p for p in before if p.text.strip() and p.kind not in _HEADINGS][-1:]
     next_ = [p for p in after if p.text.strip() and p.kind not in _HEADINGS][:1]
-    return (words(prose[0].text) if prose else []), (words(next_[0].text) if next_ else [])
+    return (prose[0].text if prose else ""), (next_[0].text if next_ else "")
 
 
 # --- SuttaCentral's texts ----------------------------------------------------------------------------
@@ -211,7 +220,6 @@ def _audit_text(research, audit: CollectionAudit, uid: str, segments: dict[str, 
         return
     where = f"{span.corpus}/{span.book}/{span.first}–{span.last}"
     problems = []
-    begin, end = edges(segments, uid)
     paragraphs = research.store.book_passages(span.corpus, span.book, span.channel, (span.first_seq, span.last_seq))
     texted = [p for p in paragraphs if p.text.strip()]
     exact = True
@@ -219,18 +227,14 @@ def _audit_text(research, audit: CollectionAudit, uid: str, segments: dict[str, 
         problems.append("the span holds no text")
     else:
         body = [p for p in texted if p.kind not in _HEADINGS] or texted  # the text's own heading may open it
-        first, last = words(body[0].text), words(body[-1].text)
-        after = [w for p in body[1:4] for w in words(p.text)][: 2 * len(begin)]  # the words read on
-        before = [w for p in body[-4:-1] for w in words(p.text)][-2 * len(end) :] if len(body) > 1 else []
         outside = _beyond(research, span)
-        ok, whole = _edge(begin, first, after, outside[0], at_start=True)
-        exact &= whole
-        if not ok:
-            problems.append(f"does not begin with “{' '.join(begin)}” (from {body[0].para})")
-        ok, whole = _edge(end, last, before, outside[1], at_start=False)
-        exact &= whole
-        if not ok:
-            problems.append(f"does not end with “{' '.join(end)}” (at {body[-1].para})")
+        readings = [_edges_found(segments, uid, body, outside, hyphen) for hyphen in HYPHEN_READINGS]
+        for at, shown in ((0, f"(from {body[0].para})"), (1, f"(at {body[-1].para})")):
+            found = [r[at] for r in readings]
+            exact &= any(whole for _, whole, _ in found)
+            if not any(ok for ok, _, _ in found):
+                wanted = " ".join(found[0][2])
+                problems.append(f"does not {'begin' if at == 0 else 'end'} with “{wanted}” {shown}")
     problems += _printed(research, span, label, paragraphs)
     if problems:
         audit.disagreeing += 1
@@ -239,6 +243,17 @@ def _audit_text(research, audit: CollectionAudit, uid: str, segments: dict[str, 
         audit.agreeing += 1
         audit.exact += exact
     _audit_name(research, audit, uid, label, span, paragraphs)
+
+
+def _edges_found(segments: dict[str, str], uid: str, body: list, outside: tuple[str, str], hyphen: str):  # type: ignore[no-untyped-def]
+    """For the span's first and last text paragraphs: (agrees, exact, the words wanted), hyphens read one way."""
+    begin, end = edges(segments, uid, hyphen)
+    first, last = words(body[0].text, hyphen), words(body[-1].text, hyphen)
+    after = [w for p in body[1:4] for w in words(p.text, hyphen)][: 2 * len(begin)]  # the words read on
+    before = [w for p in body[-4:-1] for w in words(p.text, hyphen)][-2 * len(end) :] if len(body) > 1 else []
+    at_start = _edge(begin, first, after, words(outside[0], hyphen), at_start=True)
+    at_end = _edge(end, last, before, words(outside[1], hyphen), at_start=False)
+    return (*at_start, begin), (*at_end, end)
 
 
 def _printed(research, span: Span, label: str, paragraphs) -> list[str]:  # type: ignore[no-untyped-def]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from gantha.text.pali import WORD_RE, fold
 
-VERSION = 7  # changes when the method changes, so that recorded alignments are redone
+VERSION = 9  # changes when the method changes, so that recorded alignments are redone
 K = 3  # words in a voting n-gram
 WINDOW_BEHIND, WINDOW_AHEAD = 40, 4000  # words around the expected position searched first
 MIN_SUPPORT = 0.3  # share of a text's segments (those long enough to vote) that its words must place
@@ -35,15 +35,20 @@ SPAN = 60  # most paragraphs searched between two placed neighbours
 LEAD = 4  # paragraphs before a text's first placed segment where its titles may stand
 VOTING_WORDS = 6  # a shorter segment votes with the words of the segments after it
 REACH = 12  # words around its counted place where a segment placed by its neighbours' words is looked for
-QUOTES = re.compile(r"[‘’“”'\"]")
+QUOTES = re.compile(r"[‘’“”'\"]|(?<=\w)-(?=\w)")  # and a hyphen inside a word
+ABRIDGED = frozenset({"pe"})
+"""The abridgement mark (``…pe…``), which the editions set in different places: not a word of the text."""
+SHORT_REACH = 8  # paragraphs after the previous text searched for a text too short to vote (a peyyāla's line)
+SHORT_SHARE = 0.6  # of its letters that such a text must share with the paragraph it is placed in
 MIN_AHEAD = 200  # words ahead searched at least for a text's next segment, once the text is found
 
 
 def tokens(text: str) -> list[str]:
     """Folded words (``ṁ`` and ``ṃ`` alike, punctuation and numbers dropped: SuttaCentral writes a sutta's
     number as a segment, ``an1.2:1.0`` "2", where the CST holds it apart from the text). Quotes are dropped
-    before the words are cut: SuttaCentral's ``vāsamakappayī”ti`` is the CST's one word ``vāsamakappayīti``."""
-    return [w for w in WORD_RE.findall(fold(QUOTES.sub("", text))) if not w.isdecimal()]
+    before the words are cut: SuttaCentral's ``vāsamakappayī”ti`` is the CST's one word ``vāsamakappayīti``;
+    so is a hyphen inside a word (the CST's ``veramaṇī-sikkhāpadaṃ``, SuttaCentral's ``veramaṇisikkhāpadaṁ``)."""
+    return [w for w in WORD_RE.findall(fold(QUOTES.sub("", text))) if not w.isdecimal() and w not in ABRIDGED]
 
 
 @dataclass
@@ -158,10 +163,11 @@ def _increasing(starts: list[tuple[int, int]], weights: list[int]) -> set[int]:
     return keep
 
 
-def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None = None) -> Placement:
+def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None = None, body: int = 0) -> Placement:
     """Place ``segments`` (one text, in reading order) in the stream's paragraphs.
 
-    ``expected``: the stream position where the text probably starts (the previous text's end).
+    ``expected``: the stream position where the text probably starts (the previous text's end); ``body``: the
+    first segment after the text's titles.
     """
     words = [tokens(s) for s in segments]
     starts: list[tuple[int, int]] = []  # (segment, start position) placed by text
@@ -195,6 +201,8 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
     voters = sum(len(ws) >= K for ws in words)
     if len(kept) < MIN_SUPPORT * voters:  # a few stray matches: the text is not in these paragraphs
         return Placement(paras, how, end)
+    if not kept and expected is not None:
+        return _short(stream, words, expected, body)
     for i, start in starts:
         if i in kept:
             paras[i], how[i] = stream.paragraph_at(start + len(words[i]) // 2), "text"
@@ -211,6 +219,25 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
         if paras[i] is None and paras[i + 1] is not None and all(p is None for p in paras[:i]):
             paras[i], how[i] = paras[i + 1], "neighbours"
     return Placement(paras, how, end)
+
+
+def _short(stream: ParagraphStream, words: list[list[str]], expected: int, body: int) -> Placement:
+    """A text with no line long enough to vote (a peyyāla's ``… Puthupaññatāya saṁvattantī”ti. Dutiyaṁ.``):
+    in the paragraph just after the previous text that shares most of its letters, if one shares
+    :data:`SHORT_SHARE` of them (the CST's ``… Puthupaññatā saṃvattantī’’ti. Dutiyaṃ.``); its titles with it."""
+    mine = [w for ws in words[body:] for w in ws]
+    letters = sum(len(w) for w in mine)
+    floor = stream.paragraph_at(expected)
+    reach = range(floor, min(floor + SHORT_REACH, len(stream.keys)))
+    scores = [(_shared(mine, _words_of(stream, p)), -p) for p in reach]
+    if not letters or not scores or max(scores)[0] < SHORT_SHARE * letters:
+        return Placement([None] * len(words), [""] * len(words), expected)
+    p = -max(scores)[1]
+    titled = p  # the titles: in the paragraph before it that shares most with the last of them, if one does
+    if body and words[body - 1]:
+        shared, q = max(((_shared(words[body - 1], _words_of(stream, q)), q) for q in range(floor, p)), default=(0, p))
+        titled = q if shared else p
+    return Placement([titled] * body + [p] * (len(words) - body), ["words"] * len(words), _end(stream, p))
 
 
 def _voting(words: list[list[str]], i: int) -> tuple[list[str], int]:
@@ -252,7 +279,7 @@ def _between(
         return
     if hi - lo > SPAN:
         return
-    scores = [_shared(words[i], stream.words[stream.first_word[p] : _end(stream, p)]) for p in range(lo, hi + 1)]
+    scores = [_shared(words[i], _words_of(stream, p)) for p in range(lo, hi + 1)]
     best = max(range(len(scores)), key=lambda k: (scores[k], k if before is None else -k))
     if scores[best]:
         paras[i], how[i] = lo + best, "neighbours"
@@ -262,6 +289,10 @@ def _between(
 
 def _end(stream: ParagraphStream, p: int) -> int:
     return stream.first_word[p + 1] if p + 1 < len(stream.first_word) else len(stream.words)
+
+
+def _words_of(stream: ParagraphStream, p: int) -> list[str]:
+    return stream.words[stream.first_word[p] : _end(stream, p)]
 
 
 def _shared(mine: list[str], theirs: list[str]) -> int:
