@@ -95,6 +95,7 @@ REFS_BOOKS = (
     "s0305m.mul",  # SN 5 (SN 56.11)
     "vin02m2.mul",  # Mahāvagga (mahāva. 86)
     "e0101n.mul",  # Visuddhimagga I (its outline's ch4)
+    "s0516m.mul",  # Cūḷaniddesa (verses the CST writes with their speaker inside and words run together)
 )
 # SuttaCentral's texts of those books (its files for the books left out would only slow the alignment)
 REFS_TEXTS = (
@@ -104,6 +105,7 @@ REFS_TEXTS = (
     "sutta/kn/thag",
     "sutta/kn/thig",
     "sutta/kn/kp",
+    "sutta/kn/cnd",
     "sutta/sn/sn46",  # the peyyāla of one-line texts (SN 46.59)
     "sutta/sn/sn55",  # and of texts sharing no run of words with the CST (SN 55.63)
     "sutta/sn/sn56",
@@ -155,6 +157,7 @@ def refs(refs_index):
         ("Vv 1", "cst/s0506m.mul/0.1", "Namo tassa"),  # the Vimānavatthu's, not the Itivuttaka's
         ("Vv 1.1", "cst/s0506m.mul/0.1", "Namo tassa"),  # its first chapter's first story
         ("Snp 1.8", "cst/s0505m.mul/143.1", "Karaṇīyamatthakusalena"),  # not Kp 9
+        ("Cnd 18", "cst/s0516m.mul/81~2.1", "Yoatītaṃ ādisati"),  # the verse, not 81~2.4 explaining it
     ],
 )
 def test_get_a_text_starts_at_its_first_line(refs, reference, first, opening):

@@ -6,7 +6,7 @@ import pytest
 from gantha.research.audit import TARGET, Audit, _edge, audit_cst_numbered, audit_suttacentral, report, words
 from test_refs import refs, refs_index, refs_suttacentral  # noqa: F401 (fixtures)
 
-AUDITED = ("kn-dhp", "kn-snp", "kn-vv", "kn-thag", "kn-thig", "kn-kp", "sn")
+AUDITED = ("kn-dhp", "kn-snp", "kn-vv", "kn-thag", "kn-thig", "kn-kp", "kn-cnd", "sn")
 
 
 @pytest.fixture(scope="module")

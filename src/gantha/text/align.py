@@ -39,7 +39,7 @@ QUOTES = re.compile(r"[‘’“”'\"]|(?<=\w)-(?=\w)")  # and a hyphen inside 
 ABRIDGED = frozenset({"pe"})
 """The abridgement mark (``…pe…``), which the editions set in different places: not a word of the text."""
 SHORT_REACH = 8  # paragraphs after the previous text searched for a text too short to vote (a peyyāla's line)
-SHORT_SHARE = 0.6  # of its letters that such a text must share with the paragraph it is placed in
+SHORT_SHARE = 0.6  # of its letters that such a text (or a text's opening line) shares with the paragraph it is put in
 MIN_AHEAD = 200  # words ahead searched at least for a text's next segment, once the text is found
 
 
@@ -209,9 +209,13 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
             end = start + len(words[i])
     by_text = [i for i, _ in starts if i in kept]
     floor = stream.paragraph_at(expected) if expected is not None else 0
-    for i in range(len(segments)):
+    for i in range(body, len(segments)):
         if paras[i] is None:
             _between(stream, words, paras, how, i, by_text, floor)
+    placed = [j for j in range(body, len(segments)) if paras[j] is not None]
+    for i in range(body):  # the titles after the body: before its opening line, however that was placed
+        if paras[i] is None:
+            _between(stream, words, paras, how, i, placed, floor)
     for i in reversed(range(len(segments) - 1)):  # a number alone ("2"): with the text it numbers
         if not words[i] and paras[i + 1] is not None:
             paras[i], how[i] = paras[i + 1], "neighbours"
@@ -281,6 +285,9 @@ def _between(
         return
     scores = [_shared(words[i], _words_of(stream, p)) for p in range(lo, hi + 1)]
     best = max(range(len(scores)), key=lambda k: (scores[k], k if before is None else -k))
+    if before is None:  # a text's opening line: the first paragraph holding most of it, not a later one quoting it
+        letters = sum(len(w) for w in words[i])
+        best = next((k for k, score in enumerate(scores) if score >= SHORT_SHARE * letters > 0), best)
     if scores[best]:
         paras[i], how[i] = lo + best, "neighbours"
     elif before is not None:
