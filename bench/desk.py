@@ -7,10 +7,10 @@ its collocates ≤ 2 s. Each view is timed cold (no scan kept) and warm; the tal
 frequencies (one pass over the canon, then kept beside the index) is timed apart and not written here. Prints
 JSON, with what the desk finds for parivāsa (the issue's done-when checks).
 
-Measured on the full index (217 books, 10,056,219 words) on a 2-core machine shared with seven other jobs (load
-about 20): dhamma (41,123 paragraphs, 82,627 lines) first page in book order 80–150 ms once its forms are known,
-a sort or the whole TSV (14 MB) about a minute, dominated by reading 41,123 stored paragraphs; collocates
-81 s cold; the tally 478 s once. The 2 s and 10 s targets need a token array kept beside the index (not yet).
+Measured on the full index (217 books, 10,056,219 words) on a quiet 2-core machine (docs/desk.md has the table):
+dhamma (41,123 paragraphs, 82,627 lines) first page in book order 0.22 s; sorted, cold 2.8 s; the whole TSV
+(14 MB) 5.8 s; collocates 3.1 s cold, 0.51 s warm; the tally 23 s once. A cold collocation within 2 s needs the
+canon's words kept as a word-id array beside the index (not yet).
 """
 
 from __future__ import annotations

@@ -120,6 +120,18 @@ def test_collocates_of_parivasa(research):
     assert lines.collocate == "deti" and 0 < lines.lines_total <= deti.cooccurrences
     mi = run(research, "collocates", q="parivāsa", lemma=True, measure="mi", limit=60)
     assert [c.lemma for c in mi.collocates] != top  # MI lifts the rarer words
+    assert [c.score for c in mi.collocates] == sorted((c.score for c in mi.collocates), reverse=True)
+
+
+def test_a_pronoun_collocate_is_named_by_its_headword(research):
+    """WikiPali writes the base of ayaṃ, ime, imaṃ … as the stem pair ``ay$i``: the desk names it *ima*, and
+    its frequency and concordance lines are found by that name."""
+    res = run(research, "collocates", q="bhikkhu", limit=400, min_freq=1)
+    assert not [c.lemma for c in res.collocates if "$" in c.lemma]
+    ima = next(c for c in res.collocates if c.lemma == "ima")
+    assert {"ayaṃ", "imaṃ"} & {f.form for f in ima.forms} and ima.frequency > ima.cooccurrences
+    lines = run(research, "concordance", **_params(ima.link), limit=5)
+    assert lines.collocate == "ima" and lines.lines_total > 0
 
 
 def _params(link: str) -> dict[str, object]:

@@ -18,6 +18,7 @@ filters ``f(y)`` is estimated from the whole corpus in proportion to the books' 
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -67,6 +68,12 @@ def score(measure: str, fxy: int, fx: int, fy: int, n: int, span: int) -> float:
     return (fxy - expected) / math.sqrt(fxy)
 
 
+READABLE = {"ay$i": "ima", "asu$amu": "amu"}
+"""WikiPali's two pronoun bases written as a pair of stems, by their dictionary headword (ayaṃ, ime, imehi … →
+*ima*)."""
+_WIKIPALI = {readable: base for base, readable in READABLE.items()}
+
+
 class Lemmas:
     """Each word's lemma (WikiPali's most frequent analysis; a word it never analysed is its own lemma)."""
 
@@ -79,12 +86,13 @@ class Lemmas:
         if missing:
             found = self.lexicon.first_bases(missing)
             for w in missing:
-                self._known[w] = found.get(w, w)
+                base = found.get(w, w)
+                self._known[w] = READABLE.get(base, base)
         return {w: self._known[w] for w in words}
 
     def frequency(self, lemma: str, seen: set[str], tally: Tally) -> int:
         """The lemma's occurrences in the corpus: its analysed forms and the forms seen, counted in the tally."""
-        forms = {w for w, _ in self.lexicon.forms_of(lemma)} | seen | {lemma}
+        forms = {w for w, _ in self.lexicon.forms_of(_WIKIPALI.get(lemma, lemma))} | seen | {lemma}
         return sum(tally.forms.get(w, 0) for w in forms)
 
 
@@ -127,12 +135,14 @@ def collocates(
     """The collocates of a complete scan, best first."""
     taken = occupied(scan)
     members = partners(scan)
-    seen: Counter[str] = Counter()
-    compound: Counter[str] = Counter()
-    for node in scan.nodes:
-        seen.update(window_words(scan, node, window, taken))
-        if node.end - node.start == 1:
-            compound.update(members.get(scan.paragraphs[node.para].words[node.start], ()))
+    paragraphs = scan.paragraphs
+    seen = Counter(w for node in scan.nodes for w in window_words(scan, node, window, taken))
+    compound = Counter(
+        m
+        for node in scan.nodes
+        if node.end - node.start == 1
+        for m in members.get(paragraphs[node.para].words[node.start], ())
+    )
     lemma_of = lemmas.of(set(seen) | set(compound))
     by_lemma: dict[str, Counter[str]] = defaultdict(Counter)
     for word, n in (seen + compound).items():
@@ -152,13 +162,17 @@ def collocates(
         bounded.append((score(measure, forms.total(), fx, seen, n, span), lem, forms))
     bounded.sort(key=lambda r: -r[0])
     rows: list[tuple[float, str, int, int, Counter[str]]] = []
+    best: list[float] = []  # the best ``limit`` scores so far, the least first (a heap)
     for bound, lem, forms in bounded:
-        if len(rows) >= limit and bound < rows[limit - 1][0]:
+        if len(best) >= limit and bound < best[0]:
             break
         fxy = forms.total()
         fy = round(lemmas.frequency(lem, set(forms), tally) * ratio)
         rows.append((score(measure, fxy, fx, fy, n, span), lem, fxy, max(fy, fxy), forms))
-        rows.sort(key=lambda r: (-r[0], -r[2], pali_key(r[1])))
+        heapq.heappush(best, rows[-1][0])
+        if len(best) > limit:
+            heapq.heappop(best)
+    rows.sort(key=lambda r: (-r[0], -r[2], pali_key(r[1])))
     return CollocatesResult(
         query=query,
         measure=measure,

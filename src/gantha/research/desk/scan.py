@@ -94,6 +94,7 @@ class Matcher:
     suffixes: tuple[str, ...] = ()
     infixes: tuple[str, ...] = ()
     near: list[tuple[set[str], set[str], int]] = field(default_factory=list)
+    written: frozenset[str] = frozenset()  # the forms as written that fold to ``terms`` (the index's vocabulary)
 
     @classmethod
     def of(cls, sq: StoreQuery, field_name: str) -> Matcher:
@@ -118,8 +119,13 @@ class Matcher:
         m.prefixes, m.suffixes, m.infixes = tuple(prefixes), tuple(suffixes), tuple(infixes)
         return m
 
+    def only_terms(self) -> bool:
+        return not (self.phrases or self.prefixes or self.suffixes or self.infixes or self.near)
+
     def nodes(self, para: Paragraph) -> list[tuple[int, int]]:
         """The (start, end) word spans that are nodes, in reading order."""
+        if self.written and (found := [(i, i + 1) for i, w in enumerate(para.words) if w in self.written]):
+            return found  # a paragraph the vocabulary does not cover yet (an ingest since) is folded below
         keys = para.folded() if self.folded else para.words
         terms = self.terms
         found = {i: i + 1 for i, k in enumerate(keys) if k in terms}
@@ -223,6 +229,8 @@ class Scanner:
         categories = self._categories()
         books = sorted(counted.aggregations.get("book", []), key=lambda b: book_rank(b[0], categories.get(b[0], "")))
         matcher = Matcher.of(sq, info.field)
+        if matcher.folded and matcher.only_terms():  # words compared as written, not folded one by one
+            matcher.written = frozenset(f for t in matcher.terms for f, _, _ in self.verbs.store.forms_by_fold(t))
         scan = Scan(info, family, [], [], counted.total, books, self._scope(sq))
         if upto is None:
             hits = self.verbs.store.search(replace(sq, limit=max(counted.total, 1), aggregate=())).hits
