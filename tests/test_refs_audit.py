@@ -60,3 +60,12 @@ def test_the_report_lists_each_collection_and_each_disagreement(audit, refs):  #
     assert "| kn-dhp | 423 |" in markdown and "Target: 99.5%" in markdown
     assert tsv.splitlines()[0] == "collection\treference\tlabel\toutcome\twhy\tspan"
     assert len(tsv.splitlines()) == 1 + sum(len(c.findings) + len(c.names) for c in audit.collections)
+
+
+def test_a_text_ends_at_its_own_closing_not_at_the_next_texts_like_it(refs):  # noqa: F811
+    """Vv 75 and Vv 76 share their last verses; the CST writes Vv 75's ``adāsi`` where SuttaCentral and Vv 76
+    write ``adāsiṃ``: a final niggahita is no difference to the aligner, so Vv 75 ends at its own closing."""
+    span = refs.reference("Vv 75")
+    paragraphs = refs.store.book_passages(span.corpus, span.book, span.channel, (span.first_seq, span.last_seq))
+    assert paragraphs[-1].text == "Cittalatāvimānaṃ paṭhamaṃ."
+    assert not any("Nandana" in p.text for p in paragraphs)

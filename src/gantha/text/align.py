@@ -48,7 +48,8 @@ def tokens(text: str) -> list[str]:
     number as a segment, ``an1.2:1.0`` "2", where the CST holds it apart from the text). Quotes are dropped
     before the words are cut: SuttaCentral's ``vāsamakappayī”ti`` is the CST's one word ``vāsamakappayīti``;
     so is a hyphen inside a word (the CST's ``veramaṇī-sikkhāpadaṃ``, SuttaCentral's ``veramaṇisikkhāpadaṁ``)."""
-    return [w for w in WORD_RE.findall(fold(QUOTES.sub("", text))) if not w.isdecimal() and w not in ABRIDGED]
+    words = WORD_RE.findall(fold(QUOTES.sub("", text)))
+    return [w[:-1] if w.endswith("m") else w for w in words if not w.isdecimal() and w not in ABRIDGED]
 
 
 @dataclass
