@@ -107,6 +107,7 @@ REFS_TEXTS = (
     "sutta/kn/kp",
     "sutta/kn/cnd",
     "sutta/sn/sn46",  # the peyyāla of one-line texts (SN 46.59)
+    "sutta/sn/sn48",  # a peyyāla's vaggas, one a line the CST runs together, some titles only
     "sutta/sn/sn55",  # and of texts sharing no run of words with the CST (SN 55.63)
     "sutta/sn/sn56",
 )

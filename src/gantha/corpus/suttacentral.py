@@ -210,6 +210,10 @@ def names(path: Path) -> dict[str, tuple[str, str]]:
     return {uid: (v[0], v[1]) for uid, v in out.items()}
 
 
+TITLE_ONLY = "On Display: Title of Section Only"
+"""The body SuttaCentral gives a section it holds the title of only (``sn48.137-146``): no text of its own."""
+
+
 def is_title(segment_id: str) -> bool:
     """Whether a segment is a heading: ``mn10:0.2`` (titles), ``dhp183:0`` (a verse's story)."""
     section = segment_id.partition(":")[2]

@@ -118,7 +118,11 @@ HYPHEN_READINGS = ("", " ")
 
 def edges(segments: dict[str, str], uid: str, hyphen: str = "") -> tuple[list[str], list[str]]:
     """The first and last :data:`EDGE_WORDS` words of a text's body (its title segments left out)."""
-    body = [words(v, hyphen) for k, v in segments.items() if sc.segment_uid(k) == uid and not sc.is_title(k)]
+    body = [
+        words(v, hyphen)
+        for k, v in segments.items()
+        if sc.segment_uid(k) == uid and not sc.is_title(k) and v.strip() != sc.TITLE_ONLY
+    ]
     flat = [w for ws in body for w in ws]
     return flat[:EDGE_WORDS], flat[-EDGE_WORDS:]
 
@@ -187,12 +191,11 @@ def audit_suttacentral(research, path: Path, collections: Iterable[str] | None =
         for text in members:
             segments = text.segments
             for uid in dict.fromkeys(sc.segment_uid(k) for k in segments):
-                record = store.text(uid)
-                if record is None and not _whole(pattern, books):
-                    continue  # its book may be one the index lacks
                 if edges(segments, uid) == ([], []):
-                    untexted.append(uid)  # titles only (the nuns' pārājikas 1–4, shared with the monks': "~")
-                    continue
+                    untexted.append(uid)  # titles only (the nuns' pārājikas 1–4, shared with the monks': "~";
+                    continue  # SuttaCentral's "Title of Section Only" of a peyyāla's vaggas, sn48.137-146)
+                if store.text(uid) is None and not _whole(pattern, books):
+                    continue  # its book may be one the index lacks
                 _audit_text(research, audit, uid, segments)
         if untexted:
             left_out.append(f"{collection}: {', '.join(untexted)}: SuttaCentral's root holds their titles only")

@@ -39,7 +39,7 @@ QUOTES = re.compile(r"[‘’“”'\"]|(?<=\w)-(?=\w)")  # and a hyphen inside 
 ABRIDGED = frozenset({"pe"})
 """The abridgement mark (``…pe…``), which the editions set in different places: not a word of the text."""
 SHORT_REACH = 8  # paragraphs after the previous text searched for a text too short to vote (a peyyāla's line)
-SHORT_SHARE = 0.6  # of its letters that such a text (or a text's opening line) shares with the paragraph it is put in
+SHORT_SHARE = 0.45  # of its letters that such a text (or a text's opening line) shares with the paragraph it is put in
 MIN_AHEAD = 200  # words ahead searched at least for a text's next segment, once the text is found
 
 
@@ -200,10 +200,10 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
     how = [""] * len(segments)
     end = expected if expected is not None else 0
     voters = sum(len(ws) >= K for ws in words)
+    if not kept and expected is not None:  # a line too short or too unlike to vote: by its letters
+        return _short(stream, words, expected, body)
     if len(kept) < MIN_SUPPORT * voters:  # a few stray matches: the text is not in these paragraphs
         return Placement(paras, how, end)
-    if not kept and expected is not None:
-        return _short(stream, words, expected, body)
     for i, start in starts:
         if i in kept:
             paras[i], how[i] = stream.paragraph_at(start + len(words[i]) // 2), "text"
@@ -227,7 +227,8 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
 
 
 def _short(stream: ParagraphStream, words: list[list[str]], expected: int, body: int) -> Placement:
-    """A text with no line long enough to vote (a peyyāla's ``… Puthupaññatāya saṁvattantī”ti. Dutiyaṁ.``):
+    """A text none of whose lines is found by its runs of words (too short to vote, a peyyāla's ``…
+    Puthupaññatāya saṁvattantī”ti. Dutiyaṁ.``, or run together in the CST, ``Appamādavagga-balakaraṇīyavaggā``):
     in the paragraph just after the previous text that shares most of its letters, if one shares
     :data:`SHORT_SHARE` of them (the CST's ``… Puthupaññatā saṃvattantī’’ti. Dutiyaṃ.``); its titles with it."""
     mine = [w for ws in words[body:] for w in ws]
