@@ -47,7 +47,9 @@ def tokens(text: str) -> list[str]:
     """Folded words (``ṁ`` and ``ṃ`` alike, punctuation and numbers dropped: SuttaCentral writes a sutta's
     number as a segment, ``an1.2:1.0`` "2", where the CST holds it apart from the text). Quotes are dropped
     before the words are cut: SuttaCentral's ``vāsamakappayī”ti`` is the CST's one word ``vāsamakappayīti``;
-    so is a hyphen inside a word (the CST's ``veramaṇī-sikkhāpadaṃ``, SuttaCentral's ``veramaṇisikkhāpadaṁ``)."""
+    so is a hyphen inside a word (the CST's ``veramaṇī-sikkhāpadaṃ``, SuttaCentral's ``veramaṇisikkhāpadaṁ``).
+    A final niggahita is dropped (the CST's ``adāsi`` where SuttaCentral writes ``adāsiṃ``), and the abridgement
+    mark ``pe``."""
     words = WORD_RE.findall(fold(QUOTES.sub("", text)))
     return [w[:-1] if w.endswith("m") else w for w in words if not w.isdecimal() and w not in ABRIDGED]
 
