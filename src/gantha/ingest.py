@@ -187,8 +187,8 @@ def _store_channel(
         summary.skipped.append({"item": item, "reason": f"Pali book {book} is not indexed: ingest cst first"})
         return
     kept, unaligned = _align(store, book, passages)
-    if unaligned:
-        summary.skipped.append(
+    if unaligned:  # the book is read; a few of its paragraphs are left out (not a skipped book)
+        summary.details.append(
             {
                 "item": item,
                 "reason": f"{unaligned} paragraphs have no CST paragraph "
