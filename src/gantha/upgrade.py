@@ -16,10 +16,8 @@ that adds it: never ``pending`` for good.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import importlib.util
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -211,15 +209,36 @@ def start(index: str, spec: str) -> subprocess.Popen | None:
     if done:
         return None
     cmd = [sys.executable, "-m", "gantha.api.cli", "embed", "--upgrade", "--embedder", spec, "--index", index]
-    child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, preexec_fn=_lowest_priority)
+    return spawn(cmd)
+
+
+PARENT = "GANTHA_UPGRADE_PARENT"  # the child's environment: the process it ends with
+
+
+def spawn(cmd: list[str]) -> subprocess.Popen:
+    """``cmd`` in a child at the lowest CPU priority that ends with this process, whichever thread starts it:
+    the child watches its parent (:func:`watch_parent`), since Linux's parent-death signal follows the thread
+    that forked (the first run starts the upgrade from the thread that embedded, which then ends)."""
+    env = {**os.environ, PARENT: str(os.getpid())}
+    child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, env=env, preexec_fn=_lowest_priority)
     atexit.register(lambda: child.poll() is None and child.terminate())
     return child
 
 
-def _lowest_priority() -> None:
-    """In the child: the lowest CPU priority, and a signal to end when the parent does (Linux)."""
-    os.nice(19)
-    with contextlib.suppress(Exception):
-        import ctypes
+def watch_parent(stop: threading.Event, every: float = 1.0) -> None:
+    """In the child: set ``stop`` once the process that started it (:data:`PARENT`) has ended."""
+    parent = os.environ.get(PARENT, "")
+    if not parent.isdecimal():
+        return
 
-        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    def watch() -> None:
+        while not stop.wait(every):
+            if os.getppid() != int(parent):  # reparented: the parent is gone
+                stop.set()
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _lowest_priority() -> None:
+    """In the child: the lowest CPU priority."""
+    os.nice(19)

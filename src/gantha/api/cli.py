@@ -503,6 +503,7 @@ def embed(
         if upgrade:
             stop = threading.Event()
             signal.signal(signal.SIGTERM, lambda *_: stop.set())  # saved where it is, resumed next time
+            upgrading.watch_parent(stop)  # and when the `gantha up` that started it ends
             summary = upgrading.run(store, spec, log=lambda line: err.print(line, highlight=False), stop=stop)
         else:
             summary = _embed(store, targets, not as_json, spec)
