@@ -36,7 +36,7 @@ from gantha.research.descriptions import name_key
 from gantha.research.resolver import Span
 from gantha.search.errors import SearchError
 from gantha.text import citations as cited
-from gantha.text.align import tokens
+from gantha.text.align import INNER_HYPHEN, tokens
 from gantha.text.refs import CST_NUMBERED, parse_page_ref
 
 EDGE_WORDS = 8  # words of a text's beginning (and of its end) compared
@@ -102,13 +102,10 @@ def found_share(wanted: list[str], context: list[str]) -> tuple[float, int, int]
 _TAGS = re.compile(r"<[^>]+>")  # SuttaCentral's markup in a few texts (the Cūḷaniddesa's <b>)
 
 
-_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
-
-
 def words(text: str, hyphen: str = "") -> list[str]:
     """Folded words, quotes dropped first (``vijānata’’nti`` and ``vijānatan”ti`` are one word alike); a hyphen
     inside a word joins its parts (as the aligner reads them), or with ``hyphen=" "`` parts them."""
-    return tokens(_HYPHEN.sub(hyphen, _TAGS.sub(" ", text)))
+    return tokens(INNER_HYPHEN.sub(hyphen, _TAGS.sub(" ", text)))
 
 
 HYPHEN_READINGS = ("", " ")

@@ -35,7 +35,8 @@ SPAN = 60  # most paragraphs searched between two placed neighbours
 LEAD = 4  # paragraphs before a text's first placed segment where its titles may stand
 VOTING_WORDS = 6  # a shorter segment votes with the words of the segments after it
 REACH = 12  # words around its counted place where a segment placed by its neighbours' words is looked for
-QUOTES = re.compile(r"[‘’“”'\"]|(?<=\w)-(?=\w)")  # and a hyphen inside a word
+INNER_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")  # a hyphen inside a word (the CST's veramaṇī-sikkhāpadaṃ)
+QUOTES = re.compile(rf"[‘’“”'\"]|{INNER_HYPHEN.pattern}")  # dropped before words are cut, and inner hyphens
 ABRIDGED = frozenset({"pe"})
 """The abridgement mark (``…pe…``), which the editions set in different places: not a word of the text."""
 SHORT_REACH = 8  # paragraphs after the previous text searched for a text too short to vote (a peyyāla's line)
