@@ -7,13 +7,16 @@ from __future__ import annotations
 import csv
 import io
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
 from gantha.api.app import create_app
 from gantha.research import Research
 from gantha.research.desk import DeskQuery
+from gantha.research.desk.collocates import scan_windows, text_windows
 from gantha.research.desk.concordance import pali_key, sort_keys
+from gantha.research.desk.tally import Tallies
 from gantha.search.errors import SearchError
 from gantha.text.pali import WORD_RE, canon, fold
 from gantha.verbs import VERBS
@@ -121,6 +124,48 @@ def test_collocates_of_parivasa(research):
     mi = run(research, "collocates", q="parivāsa", lemma=True, measure="mi", limit=60)
     assert [c.lemma for c in mi.collocates] != top  # MI lifts the rarer words
     assert [c.score for c in mi.collocates] == sorted((c.score for c in mi.collocates), reverse=True)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        PARIVASA,
+        DeskQuery(q="bhikkhu"),
+        DeskQuery(q="parivāsa", books=["vin02a3.att"]),
+        DeskQuery(q="āpatti", mode="exact"),
+    ],
+    ids=["lemma", "fuzzy", "book", "exact"],
+)
+def test_collocates_counted_in_word_ids_as_in_the_paragraphs(research, query):
+    """A query of words is counted in the canon's word ids (no paragraph read): the same nodes, window words
+    and compound members as the scan of its paragraphs counts."""
+    scanner, tallies, _ = research._desk()
+    words = scanner.words(query)
+    assert words is not None
+    fast = text_windows(tallies.get(), words.forms, words.scope, 5, words.family)
+    slow = scan_windows(scanner.scan(query), 5)
+    assert fast.nodes == slow.nodes > 20
+    assert fast.seen == slow.seen and fast.compound == slow.compound
+    assert scanner.words(DeskQuery(q='"parivāsaṃ deti"')) is None  # a phrase: scanned
+
+
+def test_the_tally_is_kept_beside_the_index(small_index, research):
+    kept = research._desk()[1].get()
+    again = Tallies(research.store).get()  # another process: read from the files, not counted
+    assert again is not kept and again.key == kept.key and again.vocab == kept.vocab
+    assert np.array_equal(again.text, kept.text) and again.forms == kept.forms
+    start, end = again.spans["s0101m.mul"]  # each paragraph's words, then a break
+    paragraphs = list(research.store.book_passages("cst", "s0101m.mul", "pali"))
+    assert (
+        again.books["s0101m.mul"]
+        == end - start - len(paragraphs)
+        == sum(len(WORD_RE.findall(p.text)) for p in paragraphs)
+    )
+    assert again.forms["parivāsaṃ"] == sum(
+        WORD_RE.findall(canon(p.text)).count("parivāsaṃ")
+        for b in again.books
+        for p in research.store.book_passages("cst", b, "pali")
+    )
 
 
 def test_a_pronoun_collocate_is_named_by_its_headword(research):

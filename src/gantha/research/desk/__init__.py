@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from gantha.research.desk.collocates import Collocate, CollocatesResult, Lemmas, collocates, with_collocate
+from gantha.research.desk.collocates import (
+    Collocate,
+    CollocatesResult,
+    Lemmas,
+    collocates,
+    scan_windows,
+    text_windows,
+    with_collocate,
+)
 from gantha.research.desk.concordance import ConcordanceLine, ConcordanceResult, FormCount, concordance
 from gantha.research.desk.export import Export, Exportable
 from gantha.research.desk.profile import ProfileResult, ProfileRow, attach, profile
@@ -87,13 +95,22 @@ class DeskVerbs:
     ) -> CollocatesResult:
         """The lemmas within ``window`` words of the query's occurrences, ranked by ``measure``."""
         scanner, tallies, lemmas = self._desk()
-        scan = scanner.scan(query)
         tally = tallies.get()
-        scope_words = sum(tally.books.get(b, 0) for b in scan.scope) if scan.scope is not None else tally.words
+        words = scanner.words(query)
+        if words is not None:  # counted in the canon's word ids
+            info, family, scope = words.info, words.family, words.scope
+            counted = text_windows(tally, words.forms, scope, window, family)
+        else:
+            scan = scanner.scan(query)
+            info, family, scope = scan.info, scan.family, scan.scope
+            counted = scan_windows(scan, window)
+        scope_words = sum(tally.books.get(b, 0) for b in scope) if scope is not None else tally.words
         res = collocates(
-            scan,
+            counted,
             _label(query),
             _link(query),
+            family,
+            info,
             lemmas,
             tally,
             scope_words,
@@ -102,7 +119,7 @@ class DeskVerbs:
             min_freq=min_freq,
             limit=limit,
         )
-        if scan.scope is not None:
+        if scope is not None:
             res.notes.append("in the filters' scope a collocate's frequency is estimated from the books' sizes")
         return res
 

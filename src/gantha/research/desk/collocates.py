@@ -22,14 +22,18 @@ import heapq
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlencode
 
+import numpy as np
 from pydantic import BaseModel, Field
 
+from gantha.model import QueryInfo
 from gantha.research.desk.concordance import FormCount, pali_key
 from gantha.research.desk.scan import Node, Scan
-from gantha.research.desk.tally import Tally
+from gantha.research.desk.tally import BREAK, Tally
+from gantha.search.words import Family
 from gantha.store.lexicon import Lexicon
 
 Measure = Literal["logdice", "mi", "tscore"]
@@ -96,15 +100,12 @@ class Lemmas:
         return sum(tally.forms.get(w, 0) for w in forms)
 
 
-def partners(scan: Scan) -> dict[str, list[str]]:
+def partners(family: Family | None) -> dict[str, list[str]]:
     """The other members of each compound of the lemma (``suddhantaparivāso`` → ``suddhanta``)."""
-    family = scan.family
     if family is None:
         return {}
     own = {*family.words(False), family.lemma}
-    return {
-        c.form: [m for m in c.members if m not in own and not m.startswith(family.lemma)] for c in family.compounds
-    }
+    return {c.form: [m for m in c.members if m not in own and not m.startswith(family.lemma)] for c in family.compounds}
 
 
 def window_words(scan: Scan, node: Node, window: int, occupied: set[tuple[int, int]]) -> Iterator[str]:
@@ -119,10 +120,71 @@ def occupied(scan: Scan) -> set[tuple[int, int]]:
     return {(n.para, i) for n in scan.nodes for i in range(n.start, n.end)}
 
 
+@dataclass(slots=True)
+class Windows:
+    """What a collocation counts: the nodes (``f(x)``), the words within their windows (other nodes left out)
+    and the other members of the compounds the nodes are."""
+
+    nodes: int
+    seen: Counter[str]
+    compound: Counter[str]
+
+
+def scan_windows(scan: Scan, window: int) -> Windows:
+    """The windows of a scan's nodes (phrases, ``NEAR``, wildcards: any query)."""
+    taken = occupied(scan)
+    members = partners(scan.family)
+    paragraphs = scan.paragraphs
+    seen = Counter(w for node in scan.nodes for w in window_words(scan, node, window, taken))
+    compound = Counter(
+        m
+        for node in scan.nodes
+        if node.end - node.start == 1
+        for m in members.get(paragraphs[node.para].words[node.start], ())
+    )
+    return Windows(len(scan.nodes), seen, compound)
+
+
+def text_windows(tally: Tally, forms: set[str], books: list[str] | None, window: int, family: Family | None) -> Windows:
+    """The windows of every occurrence of ``forms`` (words as written) in these books of the canon (None: all),
+    counted in its word ids: what :func:`scan_windows` counts for a query of words, without a paragraph read."""
+    size = len(tally.vocab)
+    is_form = np.zeros(size, dtype=bool)
+    is_form[tally.ids(forms)] = True
+    around, at = [], []
+    nodes = 0
+    for text in tally.parts(books):
+        node = is_form[text]
+        where = np.flatnonzero(node)
+        nodes += len(where)
+        at.append(text[where])
+        for step in (-1, 1):  # outwards from each node, until the paragraph ends
+            alive = np.ones(len(where), dtype=bool)
+            for d in range(1, window + 1):
+                pos = where + step * d
+                alive &= (pos >= 0) & (pos < len(text))
+                pos = np.clip(pos, 0, max(len(text) - 1, 0))
+                ids = text[pos]
+                alive &= ids != BREAK
+                around.append(ids[alive & ~node[pos]])
+    seen_ids = np.bincount(np.concatenate(around or [np.zeros(0, np.uint32)]), minlength=size)
+    node_ids = np.bincount(np.concatenate(at or [np.zeros(0, np.uint32)]), minlength=size)
+    vocab = tally.vocab
+    seen = Counter({vocab[i]: int(seen_ids[i]) for i in np.flatnonzero(seen_ids)})
+    compound: Counter[str] = Counter()
+    members = partners(family)
+    for i in np.flatnonzero(node_ids):
+        for m in members.get(vocab[i], ()):
+            compound[m] += int(node_ids[i])
+    return Windows(nodes, seen, compound)
+
+
 def collocates(
-    scan: Scan,
+    windows: Windows,
     query: str,
     link: dict[str, str],
+    family: Family | None,
+    info: QueryInfo,
     lemmas: Lemmas,
     tally: Tally,
     scope_words: int,
@@ -132,17 +194,8 @@ def collocates(
     min_freq: int = 3,
     limit: int = 50,
 ) -> CollocatesResult:
-    """The collocates of a complete scan, best first."""
-    taken = occupied(scan)
-    members = partners(scan)
-    paragraphs = scan.paragraphs
-    seen = Counter(w for node in scan.nodes for w in window_words(scan, node, window, taken))
-    compound = Counter(
-        m
-        for node in scan.nodes
-        if node.end - node.start == 1
-        for m in members.get(paragraphs[node.para].words[node.start], ())
-    )
+    """The collocates counted in ``windows``, best first."""
+    seen, compound = windows.seen, windows.compound
     lemma_of = lemmas.of(set(seen) | set(compound))
     by_lemma: dict[str, Counter[str]] = defaultdict(Counter)
     for word, n in (seen + compound).items():
@@ -150,16 +203,16 @@ def collocates(
     in_compound: Counter[str] = Counter()
     for word, n in compound.items():
         in_compound[lemma_of[word]] += n
-    own = {scan.family.lemma} if scan.family else set()
-    fx, n, span = len(scan.nodes), scope_words, 2 * window
+    own = {family.lemma} if family else set()
+    fx, n, span = windows.nodes, scope_words, 2 * window
     ratio = scope_words / max(tally.words, 1)
     candidates = [(lem, forms) for lem, forms in by_lemma.items() if lem not in own and forms.total() >= min_freq]
     # every measure falls as f(y) grows: a score from the forms seen alone (a lower bound of f(y)) bounds the
     # exact one, so the lemma's every form is looked up only while a candidate can still reach the best
     bounded = []
     for lem, forms in candidates:
-        seen = round(sum(tally.forms.get(w, 0) for w in forms) * ratio)
-        bounded.append((score(measure, forms.total(), fx, seen, n, span), lem, forms))
+        least = round(sum(tally.forms.get(w, 0) for w in forms) * ratio)
+        bounded.append((score(measure, forms.total(), fx, least, n, span), lem, forms))
     bounded.sort(key=lambda r: -r[0])
     rows: list[tuple[float, str, int, int, Counter[str]]] = []
     best: list[float] = []  # the best ``limit`` scores so far, the least first (a heap)
@@ -192,7 +245,7 @@ def collocates(
             )
             for s, lem, fxy, fy, forms in rows[:limit]
         ],
-        query_info=scan.info.model_dump(exclude_defaults=True),
+        query_info=info.model_dump(exclude_defaults=True),
     )
 
 
@@ -200,7 +253,7 @@ def with_collocate(scan: Scan, lemmas: Lemmas, collocate: str, window: int) -> l
     """The nodes with a form of ``collocate`` (a lemma, or a word as written) within ``window`` words, or as
     another member of the node's compound."""
     taken = occupied(scan)
-    members = partners(scan)
+    members = partners(scan.family)
     near = [set(window_words(scan, node, window, taken)) for node in scan.nodes]
     words = {w for ws in near for w in ws} | {m for ms in members.values() for m in ms}
     lemma_of = lemmas.of(words)

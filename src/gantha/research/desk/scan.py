@@ -24,6 +24,7 @@ CORPUS = "cst"  # the canon: the corpus the desk counts in
 KEPT_SCANS = 4  # whole scans kept per index (a frequent lemma's: tens of megabytes each)
 PITAKAS = ("vin", "s", "abh")  # book ids begin with their piṭaka; anything else (e: anya) after them
 LAYERS = ("mula", "atthakatha", "tika", "anya")
+BOOK_FILTERS = {"corpus", "channel", "book", "category"}  # what a scope of whole books answers
 
 
 class DeskQuery(BaseModel):
@@ -164,6 +165,16 @@ class Scan:
     complete: bool = True
 
 
+@dataclass(slots=True)
+class Words:
+    """A query that finds single words: the forms as written, and the books in scope (None: all)."""
+
+    info: QueryInfo
+    family: Family | None
+    forms: set[str]
+    scope: list[str] | None
+
+
 class Planning(Protocol):
     store: Store
     searcher: Any
@@ -217,6 +228,28 @@ class Scanner:
             info.lemma = {"lemma": family.lemma, "forms": family.words(False), "compounds": len(family.compounds)}
         sq.rank_first, sq.scoring, sq.order = [], [], "score"
         return sq, info, family
+
+    def words(self, query: DeskQuery) -> Words | None:
+        """The written forms every occurrence of which is a node, when the query finds single words (no phrase,
+        ``NEAR``, wildcard, exclusion or chapter scope): what the canon's word ids answer without a scan."""
+        sq, info, family = self.plan(query)
+        if (
+            len(sq.must) != 1
+            or sq.should
+            or sq.alternatives
+            or sq.must_not
+            or sq.ids
+            or sq.book_pattern
+            or sq.scopes
+            or not set(sq.filters) <= BOOK_FILTERS
+            or sq.must[0].field != info.field
+            or sq.must[0].kind not in ("term", "forms", "set")
+        ):
+            return None
+        forms = set(sq.must[0].tokens)
+        if info.field == "fold":
+            forms = {f for t in forms for f, _, _ in self.verbs.store.forms_by_fold(t)}
+        return Words(info, family, forms, self._scope(sq))
 
     def scan(self, query: DeskQuery, upto: int | None = None) -> Scan:
         """Every node of the query in book order; ``upto``: enough books for the first ``upto`` nodes only
@@ -290,4 +323,3 @@ class Scanner:
         return self.verbs.store.from_records(
             "desk:categories", lambda records: {r.info.book: r.info.category for r in records}
         )
-

@@ -1,9 +1,11 @@
-"""The size of every book of the Pali canon in words, and how often each written form occurs: what a
-frequency per 10,000 words and an association measure are counted against.
+"""The canon as word ids: every book's paragraphs, word by word, in book order, with the size of every book and
+how often each written form occurs — what a frequency per 10,000 words and an association measure are counted
+against, and what the collocates of a word are counted in without reading a paragraph again.
 
-One pass over the canon's paragraphs (about a minute for the whole Tipiṭaka, seconds for a few books), kept
-in memory and beside the index (``desk-tally.json``) for as long as no book changes (each book's source
-signature is part of the key): the next process reads it in a fraction of a second.
+One pass over the canon's paragraphs (about half a minute for the whole Tipiṭaka, seconds for a few books),
+kept in memory and beside the index (``desk-tally.json``, the forms and books; ``desk-words.npy``, the ids) for
+as long as no book changes (each book's source signature is part of the key): the next process reads it in a
+fraction of a second.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections import Counter
-from dataclasses import dataclass
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import orjson
 
 from gantha.store.base import Store
@@ -22,20 +26,46 @@ from gantha.text.pali import WORD_RE, canon
 
 CORPUS = "cst"
 FILE = "desk-tally.json"
+WORDS_FILE = "desk-words.npy"
+BREAK = 0  # the id that ends each paragraph (no window reaches across it)
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Tally:
-    """Words per book and occurrences per written form (canonical) over the indexed books of the canon."""
+    """The indexed books of the canon as word ids (canonical forms, ``vocab[id]``): ``text`` holds every
+    paragraph's words, each paragraph followed by :data:`BREAK`, book after book (``spans``: each book's
+    slice); ``books``, the words per book; ``forms``, the occurrences per written form."""
 
     key: str
     books: dict[str, int]
-    forms: dict[str, int]
+    vocab: list[str]
+    text: np.ndarray
+    spans: dict[str, tuple[int, int]]
+    forms: dict[str, int] = field(init=False)
+    _ids: dict[str, int] | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        counts = np.bincount(self.text, minlength=len(self.vocab)).tolist()
+        self.forms = {w: n for w, n in zip(self.vocab[1:], counts[1:], strict=True) if n}
 
     @property
     def words(self) -> int:
         return sum(self.books.values())
+
+    def ids(self, forms: Iterable[str]) -> np.ndarray:
+        """The ids of the forms that occur (the rest left out)."""
+        if self._ids is None:
+            self._ids = {w: i for i, w in enumerate(self.vocab)}
+        found = {self._ids[f] for f in forms if f in self._ids}
+        found.discard(BREAK)
+        return np.fromiter(found, dtype=np.uint32, count=len(found))
+
+    def parts(self, books: Iterable[str] | None) -> list[np.ndarray]:
+        """The text of these books (None: the whole canon), a slice each (one slice when whole)."""
+        if books is None:
+            return [self.text]
+        return [self.text[s:e] for b in books if (span := self.spans.get(b)) for s, e in [span]]
 
 
 def _key(store: Store) -> str:
@@ -44,17 +74,20 @@ def _key(store: Store) -> str:
 
 
 def count(store: Store) -> Tally:
-    """Count every book's words and every form's occurrences (one pass over the paragraphs)."""
+    """Read every paragraph of the canon once, as word ids."""
+    ids: dict[str, int] = {"": BREAK}
+    text = array("I")
     books: dict[str, int] = {}
-    forms: Counter[str] = Counter()
-    key = _key(store)
+    spans: dict[str, tuple[int, int]] = {}
     for rec in store.books(CORPUS).values():
-        book = rec.info.book
-        text = canon("\n".join(p.text for p in store.book_passages(CORPUS, book, "pali")))
-        words = WORD_RE.findall(text)
-        books[book] = len(words)
-        forms.update(words)
-    return Tally(key, books, dict(forms))
+        book, start, paragraphs = rec.info.book, len(text), 0
+        for p in store.book_passages(CORPUS, book, "pali"):
+            text.extend(ids.setdefault(w, len(ids)) for w in WORD_RE.findall(canon(p.text)))
+            text.append(BREAK)
+            paragraphs += 1
+        spans[book] = (start, len(text))
+        books[book] = len(text) - start - paragraphs
+    return Tally(_key(store), books, list(ids), np.frombuffer(text, dtype=np.uint32), spans)
 
 
 class Tallies:
@@ -66,9 +99,9 @@ class Tallies:
         self._tally: Tally | None = None
         self._lock = threading.Lock()
 
-    def _file(self) -> Path | None:
+    def _folder(self) -> Path | None:
         try:
-            return Path(self.store.files()) / FILE
+            return Path(self.store.files())
         except (AttributeError, NotImplementedError, OSError):
             return None
 
@@ -77,21 +110,50 @@ class Tallies:
         with self._lock:
             if self._tally is not None and self._tally.key == key:
                 return self._tally
-            path = self._file() if self.keep else None
-            if path is not None and path.is_file():
-                try:
-                    data = orjson.loads(path.read_bytes())
-                    if data.get("key") == key:
-                        self._tally = Tally(key, data["books"], data["forms"])
-                        return self._tally
-                except (OSError, orjson.JSONDecodeError, KeyError):
-                    log.warning("the desk's tally at %s is unreadable: counting again", path)
+            folder = self._folder() if self.keep else None
+            if folder is not None and (folder / FILE).is_file():
+                self._tally = _read(folder, key)
+                if self._tally is not None:
+                    return self._tally
             self._tally = count(self.store)
-            if path is not None:
-                try:  # written beside and renamed: a reader never sees half a file
-                    part = path.with_suffix(".part")
-                    part.write_bytes(orjson.dumps({"key": key, "books": self._tally.books, "forms": self._tally.forms}))
-                    part.replace(path)
-                except OSError:  # a read-only index: kept in memory only
-                    pass
+            if folder is not None:
+                _write(folder, self._tally)
             return self._tally
+
+
+def _read(folder: Path, key: str) -> Tally | None:
+    """The tally kept in ``folder`` if it is this key's (None: another's, or unreadable)."""
+    try:
+        data = orjson.loads((folder / FILE).read_bytes())
+        if data.get("key") != key:
+            return None
+        text = np.load(folder / WORDS_FILE, mmap_mode="r")
+        if len(text) != data["length"]:
+            raise ValueError("the word ids are another tally's")
+        spans = {b: (s, e) for b, (s, e) in data["spans"].items()}
+        return Tally(key, data["books"], data["vocab"], text, spans)
+    except (OSError, ValueError, KeyError, orjson.JSONDecodeError) as e:
+        log.warning("the desk's tally in %s is unreadable (%s): counting again", folder, e)
+        return None
+
+
+def _write(folder: Path, tally: Tally) -> None:
+    """Both files written beside and renamed, the ids first: a reader never sees half a tally (the length in
+    the second names the first)."""
+    data = {
+        "key": tally.key,
+        "length": len(tally.text),
+        "books": tally.books,
+        "spans": tally.spans,
+        "vocab": tally.vocab,
+    }
+    try:
+        part = folder / (WORDS_FILE + ".part")
+        with part.open("wb") as f:
+            np.save(f, tally.text)
+        part.replace(folder / WORDS_FILE)
+        part = folder / (FILE + ".part")
+        part.write_bytes(orjson.dumps(data))
+        part.replace(folder / FILE)
+    except OSError:  # a read-only index: kept in memory only
+        pass
