@@ -16,6 +16,7 @@ from gantha.research import Research
 from gantha.research.desk import DeskQuery
 from gantha.research.desk.collocates import scan_windows, text_windows
 from gantha.research.desk.concordance import pali_key, sort_keys
+from gantha.research.desk.profile import scan_occurrences
 from gantha.research.desk.tally import Tallies
 from gantha.search.errors import SearchError
 from gantha.text.pali import WORD_RE, canon, fold
@@ -137,15 +138,18 @@ def test_collocates_of_parivasa(research):
     ids=["lemma", "fuzzy", "book", "exact"],
 )
 def test_collocates_counted_in_word_ids_as_in_the_paragraphs(research, query):
-    """A query of words is counted in the canon's word ids (no paragraph read): the same nodes, window words
-    and compound members as the scan of its paragraphs counts."""
+    """A query of words is counted in the canon's word ids (no paragraph read): the same nodes, window words,
+    compound members and occurrences per book as the scan of its paragraphs counts."""
     scanner, tallies, _ = research._desk()
     words = scanner.words(query)
     assert words is not None
+    scan = scanner.scan(query)
     fast = text_windows(tallies.get(), words.forms, words.scope, 5, words.family)
-    slow = scan_windows(scanner.scan(query), 5)
+    slow = scan_windows(scan, 5)
     assert fast.nodes == slow.nodes > 20
     assert fast.seen == slow.seen and fast.compound == slow.compound
+    per_book = tallies.get().occurrences(words.forms, words.scope)
+    assert {b: n for b, n in per_book.items() if n} == scan_occurrences(scan)
     assert scanner.words(DeskQuery(q='"parivāsaṃ deti"')) is None  # a phrase: scanned
 
 

@@ -21,7 +21,7 @@ from gantha.research.desk.collocates import (
 )
 from gantha.research.desk.concordance import ConcordanceLine, ConcordanceResult, FormCount, concordance
 from gantha.research.desk.export import Export, Exportable
-from gantha.research.desk.profile import ProfileResult, ProfileRow, attach, profile
+from gantha.research.desk.profile import ProfileResult, ProfileRow, attach, profile, scan_occurrences
 from gantha.research.desk.scan import CORPUS, DeskQuery, Scanner
 from gantha.research.desk.tally import Tallies
 
@@ -127,7 +127,14 @@ class DeskVerbs:
         """The query's occurrences per layer, collection and book, absolute and per 10,000 words; ``fmt`` csv,
         png or svg attaches the table or a bar chart."""
         scanner, tallies, _ = self._desk()
-        res = profile(scanner.scan(query), _label(query), self.store.books(CORPUS), tallies.get())
+        tally = tallies.get()
+        words = scanner.words(query)
+        if words is not None:  # counted in the canon's word ids
+            per_book, info = tally.occurrences(words.forms, words.scope), words.info
+        else:
+            scan = scanner.scan(query)
+            per_book, info = scan_occurrences(scan), scan.info
+        res = profile(per_book, info, _label(query), self.store.books(CORPUS), tally)
         return attach(res, fmt)
 
 

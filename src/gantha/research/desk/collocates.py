@@ -149,8 +149,7 @@ def text_windows(tally: Tally, forms: set[str], books: list[str] | None, window:
     """The windows of every occurrence of ``forms`` (words as written) in these books of the canon (None: all),
     counted in its word ids: what :func:`scan_windows` counts for a query of words, without a paragraph read."""
     size = len(tally.vocab)
-    is_form = np.zeros(size, dtype=bool)
-    is_form[tally.ids(forms)] = True
+    is_form = tally.mask(forms)
     around, at = [], []
     nodes = 0
     for text in tally.parts(books):

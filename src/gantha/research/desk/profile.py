@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
+from gantha.model import QueryInfo
 from gantha.research.desk.export import Exportable, file_stem, table
 from gantha.research.desk.scan import LAYERS, Scan, book_rank
 from gantha.research.desk.tally import Tally
@@ -54,9 +56,15 @@ def _row(key: str, title: str, words: int, found: int, layer: str = "", coll: st
     )
 
 
-def profile(scan: Scan, query: str, books: dict[str, BookRecord], tally: Tally) -> ProfileResult:
-    """Occurrences of a complete scan per layer, collection and book, against the tally's book sizes."""
-    per_book = Counter(scan.paragraphs[n.para].passage.book for n in scan.nodes)
+def scan_occurrences(scan: Scan) -> Counter[str]:
+    """A complete scan's occurrences per book."""
+    return Counter(scan.paragraphs[n.para].passage.book for n in scan.nodes)
+
+
+def profile(
+    per_book: Mapping[str, int], info: QueryInfo, query: str, books: dict[str, BookRecord], tally: Tally
+) -> ProfileResult:
+    """Occurrences per book summed per layer and collection, against the tally's book sizes."""
     records = {r.info.book: r for r in books.values() if r.info.book in tally.books}
     order = sorted(records, key=lambda b: book_rank(b, records[b].info.category))
     book_rows = [
@@ -90,7 +98,7 @@ def profile(scan: Scan, query: str, books: dict[str, BookRecord], tally: Tally) 
         layers=layers,
         collections=collections,
         books=book_rows,
-        query_info=scan.info.model_dump(exclude_defaults=True),
+        query_info=info.model_dump(exclude_defaults=True),
     )
     if missing := sum(n for b, n in per_book.items() if b not in records):
         res.notes.append(f"{missing:,} occurrences in books outside the canon's tally (not counted here)")

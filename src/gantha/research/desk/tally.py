@@ -14,6 +14,7 @@ import hashlib
 import logging
 import threading
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,9 +34,9 @@ log = logging.getLogger(__name__)
 
 @dataclass(slots=True)
 class Tally:
-    """The indexed books of the canon as word ids (canonical forms, ``vocab[id]``): ``text`` holds every
-    paragraph's words, each paragraph followed by :data:`BREAK`, book after book (``spans``: each book's
-    slice); ``books``, the words per book; ``forms``, the occurrences per written form."""
+    """The indexed books of the canon as word ids (canonical forms, ``vocab[id]``, in sorted order): ``text``
+    holds every paragraph's words, each paragraph followed by :data:`BREAK`, book after book (``spans``: each
+    book's slice); ``books``, the words per book; ``forms``, the occurrences per written form."""
 
     key: str
     books: dict[str, int]
@@ -43,7 +44,6 @@ class Tally:
     text: np.ndarray
     spans: dict[str, tuple[int, int]]
     forms: dict[str, int] = field(init=False)
-    _ids: dict[str, int] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         counts = np.bincount(self.text, minlength=len(self.vocab)).tolist()
@@ -55,11 +55,21 @@ class Tally:
 
     def ids(self, forms: Iterable[str]) -> np.ndarray:
         """The ids of the forms that occur (the rest left out)."""
-        if self._ids is None:
-            self._ids = {w: i for i, w in enumerate(self.vocab)}
-        found = {self._ids[f] for f in forms if f in self._ids}
-        found.discard(BREAK)
+        vocab = self.vocab
+        found = {i for f in forms if f and (i := bisect_left(vocab, f)) < len(vocab) and vocab[i] == f}
         return np.fromiter(found, dtype=np.uint32, count=len(found))
+
+    def mask(self, forms: Iterable[str]) -> np.ndarray:
+        """Which ids are of these forms (a boolean per id)."""
+        found = np.zeros(len(self.vocab), dtype=bool)
+        found[self.ids(forms)] = True
+        return found
+
+    def occurrences(self, forms: Iterable[str], books: Iterable[str] | None = None) -> dict[str, int]:
+        """The forms' occurrences per book (None: every book)."""
+        found = self.mask(forms)
+        spans = self.spans if books is None else {b: self.spans[b] for b in books if b in self.spans}
+        return {b: int(np.count_nonzero(found[self.text[s:e]])) for b, (s, e) in spans.items()}
 
     def parts(self, books: Iterable[str] | None) -> list[np.ndarray]:
         """The text of these books (None: the whole canon), a slice each (one slice when whole)."""
@@ -87,7 +97,10 @@ def count(store: Store) -> Tally:
             paragraphs += 1
         spans[book] = (start, len(text))
         books[book] = len(text) - start - paragraphs
-    return Tally(_key(store), books, list(ids), np.frombuffer(text, dtype=np.uint32), spans)
+    vocab = sorted(ids)  # the break ("") first
+    rank = {w: i for i, w in enumerate(vocab)}
+    renumber = np.fromiter((rank[w] for w in ids), dtype=np.uint32, count=len(ids))  # ids are in insertion order
+    return Tally(_key(store), books, vocab, renumber[np.frombuffer(text, dtype=np.uint32)], spans)
 
 
 class Tallies:
