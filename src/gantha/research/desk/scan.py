@@ -50,23 +50,34 @@ class DeskQuery(BaseModel):
 @dataclass(slots=True)
 class Paragraph:
     """A matching paragraph split into words (canonical: lower case, NFC — what sorting, lemmas and counts
-    use); their spans in its text are found when a line is shown."""
+    use); where they stand in its text is found when a line is shown, as far as the line needs."""
 
     passage: Passage
     words: list[str]
-    _spans: list[tuple[int, int]] | None = None
+    _spans: list[tuple[int, int]] = field(default_factory=list)
 
     @classmethod
     def of(cls, passage: Passage) -> Paragraph:
         return cls(passage, WORD_RE.findall(canon(passage.text)))
 
-    @property
-    def spans(self) -> list[tuple[int, int]]:
-        if self._spans is None:
-            text = self.passage.text
-            lowered = canon(text)  # a rare decomposed character changes the length: offsets from the text then
-            self._spans = [m.span() for m in WORD_RE.finditer(lowered if len(lowered) == len(text) else text)]
-        return self._spans
+    def spans(self, upto: int) -> list[tuple[int, int]]:
+        """Where the words stand in the text, at least the first ``upto`` of them."""
+        spans, words = self._spans, self.words
+        if len(spans) >= min(upto, len(words)):
+            return spans
+        text = self.passage.text
+        lowered = canon(text)
+        if len(lowered) != len(text):  # a rare decomposed character changed the length: offsets from the text
+            self._spans = [m.span() for m in WORD_RE.finditer(text)]
+            return self._spans
+        # each word is the next run of its letters after the last (only non-letters lie between): str.find,
+        # not a match object per word of the paragraph
+        pos, find = spans[-1][1] if spans else 0, lowered.find
+        for w in words[len(spans) : upto]:
+            start = find(w, pos)
+            pos = start + len(w)
+            spans.append((start, pos))
+        return spans
 
     def folded(self) -> list[str]:
         """The words without diacritics (one pass over the paragraph, not one per word)."""
