@@ -7,10 +7,8 @@ its collocates ≤ 2 s. Each view is timed cold (no scan kept) and warm; the tal
 frequencies (one pass over the canon, then kept beside the index) is timed apart and not written here. Prints
 JSON, with what the desk finds for parivāsa (the issue's done-when checks).
 
-Measured on the full index (217 books, 10,056,219 words) on a quiet 2-core machine (docs/desk.md has the table):
-dhamma (41,123 paragraphs, 82,627 lines) first page in book order 0.22 s; sorted, cold 2.8 s; the whole TSV
-(14 MB) 5.8 s; collocates 3.1 s cold, 0.51 s warm; the tally 23 s once. A cold collocation within 2 s needs the
-canon's words kept as a word-id array beside the index (not yet).
+Measured on the full index (217 books, 10,056,219 words): docs/desk.md has the table. A query of words (not a
+phrase, ``NEAR`` or wildcard) is collocated and profiled in the canon's word ids, kept with the tally.
 """
 
 from __future__ import annotations
@@ -90,14 +88,15 @@ def main() -> None:
     show(report, "concordance dhamma --lemma (derivatives, compounds)", concordance(research, DHAMMA_FAMILY))
     tally, tally_ms = timed(tallies.get)
     show(report, "tally", {"ms": tally_ms, "words": tally.words, "books": len(tally.books), "forms": len(tally.forms)})
-    cold(research)
-    col, col_ms = timed(lambda: research.collocates(DHAMMA))
-    _, col_warm = timed(lambda: research.collocates(DHAMMA, measure="mi"))
-    top = [c.lemma for c in col.collocates[:15]]
-    show(report, "collocates dhamma", {"cold_ms": col_ms, "warm_other_measure_ms": col_warm, "top": top})
-    cold(research)
-    prof, prof_ms = timed(lambda: research.profile(DHAMMA))
-    show(report, "profile dhamma", {"cold_ms": prof_ms, "per_10000": prof.per_10000})
+    for name, query in (("dhamma", DHAMMA), ("dhamma --lemma", DHAMMA_FAMILY)):
+        cold(research)
+        col, col_ms = timed(lambda q=query: research.collocates(q))
+        _, col_warm = timed(lambda q=query: research.collocates(q, measure="mi"))
+        top = [c.lemma for c in col.collocates[:15]]
+        show(report, f"collocates {name}", {"cold_ms": col_ms, "warm_other_measure_ms": col_warm, "top": top})
+        cold(research)
+        prof, prof_ms = timed(lambda q=query: research.profile(q))
+        show(report, f"profile {name}", {"cold_ms": prof_ms, "per_10000": prof.per_10000})
     conc = research.concordance(PARIVASA, sort=["right1"], limit=5)
     col = research.collocates(PARIVASA, limit=30)
     prof = research.profile(PARIVASA)

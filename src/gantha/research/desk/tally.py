@@ -11,10 +11,12 @@ fraction of a second.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import threading
 from array import array
 from bisect import bisect_left
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,14 +87,15 @@ def _key(store: Store) -> str:
 
 def count(store: Store) -> Tally:
     """Read every paragraph of the canon once, as word ids."""
-    ids: dict[str, int] = {"": BREAK}
+    ids: defaultdict[str, int] = defaultdict(itertools.count(BREAK + 1).__next__, {"": BREAK})  # new: next id
+    number = ids.__getitem__
     text = array("I")
     books: dict[str, int] = {}
     spans: dict[str, tuple[int, int]] = {}
     for rec in store.books(CORPUS).values():
         book, start, paragraphs = rec.info.book, len(text), 0
         for p in store.book_passages(CORPUS, book, "pali"):
-            text.extend(ids.setdefault(w, len(ids)) for w in WORD_RE.findall(canon(p.text)))
+            text.extend(map(number, WORD_RE.findall(canon(p.text))))
             text.append(BREAK)
             paragraphs += 1
         spans[book] = (start, len(text))
