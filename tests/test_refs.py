@@ -159,6 +159,7 @@ def refs(refs_index):
         ("Vv 1.1", "cst/s0506m.mul/0.1", "Namo tassa"),  # its first chapter's first story
         ("Snp 1.8", "cst/s0505m.mul/143.1", "Karaṇīyamatthakusalena"),  # not Kp 9
         ("Cnd 18", "cst/s0516m.mul/81~2.1", "Yoatītaṃ ādisati"),  # the verse, not 81~2.4 explaining it
+        ("Cnd 19", "cst/s0516m.mul/85~2.1", "Dvāhaṃsakkaṃ apucchissaṃ"),  # SuttaCentral's <b>…</b> inside its words
     ],
 )
 def test_get_a_text_starts_at_its_first_line(refs, reference, first, opening):

@@ -1,10 +1,24 @@
 """The reference audit over the test index's books: every SuttaCentral uid of them resolves to the passage its
 text begins and ends with, and every reference a citation prints resolves back."""
 
+import gzip
+import json
+
 import pytest
 
-from gantha.research.audit import TARGET, Audit, _edge, audit_cst_numbered, audit_suttacentral, report, words
+from gantha.research.audit import (
+    TARGET,
+    Audit,
+    _edge,
+    _held,
+    audit_cst_numbered,
+    audit_suttacentral,
+    report,
+    words,
+)
 from test_refs import refs, refs_index, refs_suttacentral  # noqa: F401 (fixtures)
+
+from conftest import DATA
 
 AUDITED = ("kn-dhp", "kn-snp", "kn-vv", "kn-thag", "kn-thig", "kn-kp", "kn-cnd", "sn")
 
@@ -61,7 +75,7 @@ def test_the_report_lists_each_collection_and_each_disagreement(audit, refs):  #
     markdown, tsv = report([audit, audit_cst_numbered(refs)], "python eval/refs-audit.py INDEX")
     assert "| kn-dhp | 423 |" in markdown and "Target: 99.5%" in markdown
     assert tsv.splitlines()[0] == "collection\treference\tlabel\toutcome\twhy\tspan"
-    assert len(tsv.splitlines()) == 1 + sum(len(c.findings) + len(c.names) for c in audit.collections)
+    assert len(tsv.splitlines()) == 1 + sum(len(c.findings) + len(c.lacking) + len(c.names) for c in audit.collections)
 
 
 def test_a_text_ends_at_its_own_closing_not_at_the_next_texts_like_it(refs):  # noqa: F811
@@ -71,3 +85,22 @@ def test_a_text_ends_at_its_own_closing_not_at_the_next_texts_like_it(refs):  # 
     paragraphs = refs.store.book_passages(span.corpus, span.book, span.channel, (span.first_seq, span.last_seq))
     assert paragraphs[-1].text == "Cittalatāvimānaṃ paṭhamaṃ."
     assert not any("Nandana" in p.text for p in paragraphs)
+
+
+def test_the_lines_the_cst_book_lacks_are_left_out_of_a_texts_end(refs):  # noqa: F811
+    """SuttaCentral's Parivāra closes with verses (its Pariyosānagāthā) that the CST holds nowhere: the audit then
+    compares a text's end with the last line its book holds. Dhp 1 with those verses after it: they are left out,
+    its own last line kept; Dhp 1 as it is: nothing is left out."""
+    dhp1 = {k: v for k, v in _root("sutta/kn/dhp/dhp1-20").items() if k.startswith("dhp1:")}
+    verses = _root("vinaya/pli-tv-pvr/pli-tv-pvr21")
+    closing = {f"dhp1:9{k.partition(':')[2]}": v for k, v in verses.items() if int(k.split(":")[1].split(".")[0]) >= 80}
+    assert len(closing) == 31
+    span = refs.reference("Dhp 1")
+    segments, dropped = _held(refs, span, {**dhp1, **closing}, "dhp1")
+    assert dropped == list(closing) and segments == dhp1
+    assert _held(refs, span, dhp1, "dhp1") is None
+
+
+def _root(part: str) -> dict[str, str]:
+    path = DATA / "suttacentral" / "root" / "pli" / "ms" / f"{part}_root-pli-ms.json.gz"
+    return json.loads(gzip.decompress(path.read_bytes()))

@@ -10,7 +10,9 @@ For every text of SuttaCentral's root files (each sutta, verse and Vinaya rule u
   closing line: ``… Sivako sāmaṇero ….`` against ``… Vanavacchassa therassa (siviko) sāmaṇero ….``),
   :data:`LOOSE` of them suffice if the paragraph beyond the span holds fewer. Words are compared without their
   last vowel ending (:func:`stems`: the CST's ``kammakkhandhakaṃ niṭṭhitaṃ`` closes what SuttaCentral writes
-  ``kammakkhandhako niṭṭhito``). How many edges agree word for word is reported (:attr:`CollectionAudit.exact`);
+  ``kammakkhandhako niṭṭhito``). How many edges agree word for word is reported (:attr:`CollectionAudit.exact`).
+  Where SuttaCentral's text ends with lines its CST book holds nowhere (the Parivāra's closing verses), the end
+  compared is the last line the book holds, and the text is listed apart (:attr:`CollectionAudit.lacking`);
 - **printed references resolve back**: the label a citation prints (``MN 10``) resolves to the same span as
   the uid, and the PTS page the citation prints holds the span's first paragraph;
 - **names**: the Pali name the reader and citations print (``Satipaṭṭhānasutta``) stands in the CST headings
@@ -70,6 +72,7 @@ class CollectionAudit:
     names_unheaded: int = 0  # texts the CST heads with no heading of their own
     findings: list[Finding] = field(default_factory=list)
     names: list[Finding] = field(default_factory=list)
+    lacking: list[Finding] = field(default_factory=list)  # agreeing once the lines the CST lacks are left out
 
     @property
     def share(self) -> float:
@@ -99,13 +102,11 @@ def found_share(wanted: list[str], context: list[str]) -> tuple[float, int, int]
     return sum(b.size for b in blocks) / len(wanted), blocks[0].b, blocks[-1].b + blocks[-1].size - 1
 
 
-_TAGS = re.compile(r"<[^>]+>")  # SuttaCentral's markup in a few texts (the Cūḷaniddesa's <b>)
-
-
 def words(text: str, hyphen: str = "") -> list[str]:
-    """Folded words, quotes dropped first (``vijānata’’nti`` and ``vijānatan”ti`` are one word alike); a hyphen
-    inside a word joins its parts (as the aligner reads them), or with ``hyphen=" "`` parts them."""
-    return tokens(INNER_HYPHEN.sub(hyphen, _TAGS.sub(" ", text)))
+    """Folded words, quotes and markup dropped first (``vijānata’’nti`` and ``vijānatan”ti`` are one word alike, as
+    ``<b>Cariyā</b>ti`` and ``Cariyāti``); a hyphen inside a word joins its parts (as the aligner reads them), or
+    with ``hyphen=" "`` parts them."""
+    return tokens(INNER_HYPHEN.sub(hyphen, text))
 
 
 HYPHEN_READINGS = ("", " ")
@@ -229,6 +230,12 @@ def _audit_text(research, audit: CollectionAudit, uid: str, segments: dict[str, 
         body = [p for p in texted if p.kind not in _HEADINGS] or texted  # the text's own heading may open it
         outside = _beyond(research, span)
         readings = [_edges_found(segments, uid, body, outside, hyphen) for hyphen in HYPHEN_READINGS]
+        if not any(r[1][0] for r in readings) and (held := _held(research, span, segments, uid)) is not None:
+            segments, dropped = held  # the CST lacks the text's last lines: its end is the last line it holds
+            readings = [_edges_found(segments, uid, body, outside, hyphen) for hyphen in HYPHEN_READINGS]
+            if any(r[1][0] for r in readings):
+                why = f"the CST lacks its last {len(dropped)} lines ({dropped[0]}–{dropped[-1]})"
+                audit.lacking.append(Finding(audit.collection, uid, label, "agrees without", why, where))
         for at, shown in ((0, f"(from {body[0].para})"), (1, f"(at {body[-1].para})")):
             found = [r[at] for r in readings]
             exact &= any(whole for _, whole, _ in found)
@@ -243,6 +250,26 @@ def _audit_text(research, audit: CollectionAudit, uid: str, segments: dict[str, 
         audit.agreeing += 1
         audit.exact += exact
     _audit_name(research, audit, uid, label, span, paragraphs)
+
+
+def _held(research, span: Span, segments: dict[str, str], uid: str) -> tuple[dict[str, str], list[str]] | None:  # type: ignore[no-untyped-def]
+    """A text's segments without its last lines that the CST book holds nowhere (not one run of three of their
+    words, stems compared; of two, or the word, for a shorter line: the Parivāra's closing verses, which the CST
+    does not have), and those lines' ids; None when the book holds its last line."""
+    body = [k for k, v in segments.items() if sc.segment_uid(k) == uid and not sc.is_title(k) and v.strip()]
+    text = " ".join(p.text for p in research.store.book_passages(span.corpus, span.book, span.channel))
+    book = stems(words(text))
+    runs = {n: {tuple(book[i : i + n]) for i in range(len(book) - n + 1)} for n in (1, 2, 3)}
+    dropped: list[str] = []
+    for k in reversed(body):
+        ws = stems(words(segments[k]))
+        n = min(3, len(ws))
+        if ws and any(tuple(ws[i : i + n]) in runs[n] for i in range(len(ws) - n + 1)):
+            break
+        dropped.insert(0, k)  # a line the book lacks (or only an abridgement mark, ``pe``)
+    if not dropped or len(dropped) == len(body):
+        return None
+    return {k: v for k, v in segments.items() if k not in dropped}, dropped
 
 
 def _edges_found(segments: dict[str, str], uid: str, body: list, outside: tuple[str, str], hyphen: str):  # type: ignore[no-untyped-def]
@@ -384,7 +411,7 @@ def report(audits: list[Audit], command: str) -> tuple[str, str]:
                 f"| {c.collection} | {c.texts:,} | {c.agreeing:,} | {c.disagreeing:,} | {c.unresolved:,} | "
                 f"{c.share:.2%} | {c.exact:,} | {c.names_agreeing:,} | {c.names_differing:,} | {c.names_unheaded:,} |"
             )
-            for f in [*c.findings, *c.names]:
+            for f in [*c.findings, *c.lacking, *c.names]:
                 rows.append("\t".join((f.collection, f.reference, f.label, f.outcome, f.why, f.span)))
     for audit in audits:
         lines += [f"- not audited: {why}" for why in audit.left_out]
@@ -393,6 +420,11 @@ def report(audits: list[Audit], command: str) -> tuple[str, str]:
             if c.findings:
                 lines += ["", f"## {c.collection}: {len(c.findings)} disagreeing or unresolved", ""]
                 lines += [f"- **{f.label}** ({f.reference}, {f.outcome}) {f.span}: {f.why}" for f in c.findings]
+    for audit in audits:
+        for c in audit.collections:
+            if c.lacking:
+                lines += ["", f"## {c.collection}: {len(c.lacking)} agreeing where the CST ends the text earlier", ""]
+                lines += [f"- **{f.label}** ({f.reference}) {f.span}: {f.why}" for f in c.lacking]
     for audit in audits:
         for c in audit.collections:
             if c.names:

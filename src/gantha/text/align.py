@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from gantha.text.pali import WORD_RE, fold
 
-VERSION = 9  # changes when the method changes, so that recorded alignments are redone
+VERSION = 10  # changes when the method changes, so that recorded alignments are redone
 K = 3  # words in a voting n-gram
 WINDOW_BEHIND, WINDOW_AHEAD = 40, 4000  # words around the expected position searched first
 MIN_SUPPORT = 0.3  # share of a text's segments (those long enough to vote) that its words must place
@@ -36,7 +36,8 @@ LEAD = 4  # paragraphs before a text's first placed segment where its titles may
 VOTING_WORDS = 6  # a shorter segment votes with the words of the segments after it
 REACH = 12  # words around its counted place where a segment placed by its neighbours' words is looked for
 INNER_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")  # a hyphen inside a word (the CST's veramaṇī-sikkhāpadaṃ)
-QUOTES = re.compile(rf"[‘’“”'\"]|{INNER_HYPHEN.pattern}")  # dropped before words are cut, and inner hyphens
+MARKUP = re.compile(r"<[^>]+>")  # SuttaCentral's tags inside a word: ``<b>Cariyā</b>ti`` is the CST's ``Cariyāti``
+QUOTES = re.compile(rf"[‘’“”'\"]|{INNER_HYPHEN.pattern}|{MARKUP.pattern}")  # dropped before words are cut
 ABRIDGED = frozenset({"pe"})
 """The abridgement mark (``…pe…``), which the editions set in different places: not a word of the text."""
 SHORT_REACH = 8  # paragraphs after the previous text searched for a text too short to vote (a peyyāla's line)
@@ -48,7 +49,8 @@ def tokens(text: str) -> list[str]:
     """Folded words (``ṁ`` and ``ṃ`` alike, punctuation and numbers dropped: SuttaCentral writes a sutta's
     number as a segment, ``an1.2:1.0`` "2", where the CST holds it apart from the text). Quotes are dropped
     before the words are cut: SuttaCentral's ``vāsamakappayī”ti`` is the CST's one word ``vāsamakappayīti``;
-    so is a hyphen inside a word (the CST's ``veramaṇī-sikkhāpadaṃ``, SuttaCentral's ``veramaṇisikkhāpadaṁ``).
+    so is a hyphen inside a word (the CST's ``veramaṇī-sikkhāpadaṃ``, SuttaCentral's ``veramaṇisikkhāpadaṁ``), and
+    SuttaCentral's markup (``<b>Cariyā</b>ti``).
     A final niggahita is dropped (the CST's ``adāsi`` where SuttaCentral writes ``adāsiṃ``), and the abridgement
     mark ``pe``."""
     words = WORD_RE.findall(fold(QUOTES.sub("", text)))
