@@ -160,6 +160,7 @@ def refs(refs_index):
         ("Snp 1.8", "cst/s0505m.mul/143.1", "Karaṇīyamatthakusalena"),  # not Kp 9
         ("Cnd 18", "cst/s0516m.mul/81~2.1", "Yoatītaṃ ādisati"),  # the verse, not 81~2.4 explaining it
         ("Cnd 19", "cst/s0516m.mul/85~2.1", "Dvāhaṃsakkaṃ apucchissaṃ"),  # SuttaCentral's <b>…</b> inside its words
+        ("Thig 1.10", "cst/s0509m.mul/10.1", "‘‘Upasame tare oghaṃ"),  # not Thig 1.7, which shares its second line
     ],
 )
 def test_get_a_text_starts_at_its_first_line(refs, reference, first, opening):

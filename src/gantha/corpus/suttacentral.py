@@ -314,6 +314,7 @@ def align_collection(
     headings: dict[str, dict[str, str]] = {}  # segment uid → {"pali"|language: last title segment}
     coverage, left_out = Coverage(), []
     cursor: int | None = None
+    floor: int | None = None  # where the previous text begins
     for text in texts:
         segments = text.segments
         ids = list(segments)
@@ -321,8 +322,10 @@ def align_collection(
             continue
         coverage.texts += 1
         body = next((k for k, sid in enumerate(ids) if not is_title(sid)), 0)
-        placement = align(stream, [segments[i] for i in ids], cursor, body)
+        placement = align(stream, [segments[i] for i in ids], cursor, body, floor)
         cursor = placement.end
+        if placed := [p for p in placement.paragraphs if p is not None]:
+            floor = stream.first_word[min(placed)]
         where = dict(zip(ids, placement.paragraphs, strict=True))
         _check_references(text, ids, where, paragraphs, coverage)
         translations = [(channel, text.translation(f)) for channel, f in text.translations]

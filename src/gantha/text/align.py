@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from gantha.text.pali import WORD_RE, fold
 
-VERSION = 10  # changes when the method changes, so that recorded alignments are redone
+VERSION = 11  # changes when the method changes, so that recorded alignments are redone
 K = 3  # words in a voting n-gram
 WINDOW_BEHIND, WINDOW_AHEAD = 40, 4000  # words around the expected position searched first
 MIN_SUPPORT = 0.3  # share of a text's segments (those long enough to vote) that its words must place
@@ -169,11 +169,19 @@ def _increasing(starts: list[tuple[int, int]], weights: list[int]) -> set[int]:
     return keep
 
 
-def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None = None, body: int = 0) -> Placement:
+def align(
+    stream: ParagraphStream,
+    segments: Sequence[str],
+    expected: int | None = None,
+    body: int = 0,
+    floor: int | None = None,
+) -> Placement:
     """Place ``segments`` (one text, in reading order) in the stream's paragraphs.
 
     ``expected``: the stream position where the text probably starts (the previous text's end); ``body``: the
-    first segment after the text's titles.
+    first segment after the text's titles; ``floor``: where the previous text begins — a segment found in the
+    window behind ``expected`` but before it is a line an earlier text shares (Thig 1.10's ``Dhārehi antimaṃ
+    dehaṃ``, Thig 1.7's word for word where the CST's Thig 1.10 words it otherwise), not this text's.
     """
     words = [tokens(s) for s in segments]
     starts: list[tuple[int, int]] = []  # (segment, start position) placed by text
@@ -200,6 +208,8 @@ def align(stream: ParagraphStream, segments: Sequence[str], expected: int | None
         if start is not None:
             starts.append((i, start))
             cursor = start + len(ws)
+    if floor is not None and expected is not None:
+        starts = [(i, s) for i, s in starts if not expected - WINDOW_BEHIND - VOTING_WORDS <= s < floor]
     kept = _increasing(starts, [max(1, len(ws)) for ws in words])
     paras: list[int | None] = [None] * len(segments)
     how = [""] * len(segments)
