@@ -77,7 +77,7 @@ class Tally:
         """The text of these books (None: the whole canon), a slice each (one slice when whole)."""
         if books is None:
             return [self.text]
-        return [self.text[s:e] for b in books if (span := self.spans.get(b)) for s, e in [span]]
+        return [self.text[s:e] for s, e in (self.spans[b] for b in books if b in self.spans)]
 
 
 def _key(store: Store) -> str:
