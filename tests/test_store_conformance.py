@@ -222,9 +222,13 @@ def test_counts_prepared_ahead_answer_as_counting_does(both, monkeypatch):
     assert postgres.prepare(q) and not postgres.prepare(q)  # counted once for this generation
     assert postgres.prepared() >= 3  # the total, the bold-first count, and the candidates of a tier at least
     for got in (postgres.search(q), postgres.search(replace(q, limit=0))):
-        assert (got.total, got.aggregations) == (counted.total, counted.aggregations) == (
-            embedded.search(q).total,
-            embedded.search(q).aggregations,
+        assert (
+            (got.total, got.aggregations)
+            == (counted.total, counted.aggregations)
+            == (
+                embedded.search(q).total,
+                embedded.search(q).aggregations,
+            )
         )
     monkeypatch.setattr("gantha.store.postgres.compiler.TIERS", ())  # every match ranked, as the embedded store
     for page in (q, replace(q, offset=q.limit)):  # pages read from the ranking kept, as ranked on the spot
@@ -412,6 +416,56 @@ def test_a_process_killed_before_the_vocabulary_is_tabulated_leaves_it_due(reque
     assert not reopened.vocabulary_due()
     assert reopened.word_counts(["vacanaṃ", "dutiyaṃ"]) == {"vacanaṃ": (2, 0), "dutiyaṃ": (1, 0)}
     reopened.close()
+
+
+def _vocabulary(url: str) -> tuple[list, list]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        vocab = conn.execute("SELECT fold, form, rev, paragraphs, bold FROM vocab ORDER BY form").fetchall()
+        top = conn.execute("SELECT * FROM vocab_top ORDER BY prefix, rank").fetchall()
+    return vocab, top
+
+
+def test_postgresql_writes_after_a_first_ingest_update_the_vocabulary_and_pend_nothing(
+    pg_server, tmp_path, monkeypatch
+):
+    """After a first ingest the vocabulary is updated by the forms each write added or took away, not tabulated
+    again: the same rows and suggestions as a tabulation, and a book written again as it was leaves the
+    vocabulary's stamp (and so every reader's word caches) as it was. The rows go straight into the GIN indexes
+    (no pending list that every search would scan), those an earlier gantha made too."""
+    import psycopg
+
+    from gantha.store.postgres.store import PostgresStore
+    from gantha.store.postgres.writer import PENDED
+
+    from conftest import link_books
+
+    url = _location("postgres", tmp_path, pg_server)
+    store = open_store(url)
+    assert ingest_cst(store, link_books(tmp_path / "kp", ("s0501m.mul",))).ok  # a first ingest: tabulated
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("ALTER INDEX docs_fold SET (fastupdate = on)")  # as an earlier gantha made them
+    tabulate = PostgresStore.rebuild_vocabulary
+    monkeypatch.setattr(PostgresStore, "rebuild_vocabulary", lambda _: pytest.fail("tabulated again"))
+    assert ingest_cst(store, link_books(tmp_path / "dhp", ("s0502m.mul",))).ok  # the Dhammapada added
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert not conn.execute(PENDED).fetchall()
+        assert conn.execute("SELECT gin_clean_pending_list('docs_fold'::regclass)").fetchone()[0] == 0
+    added, stamp = _vocabulary(url), store.vocabulary_stamp()
+    assert ingest_cst(store, link_books(tmp_path / "again", ("s0502m.mul",)), force=True).ok  # as it was
+    assert store.vocabulary_stamp() == stamp and _vocabulary(url) == added
+    store.delete_book("cst", "s0501m.mul")  # the Khuddakapāṭha taken away
+    store.commit()
+    store.finish()
+    updated = _vocabulary(url)
+    assert store.vocabulary_stamp() != stamp and not store.vocabulary_due()
+    gone = {row[1] for row in added[0]} - {row[1] for row in updated[0]}
+    assert gone and not store.word_counts(sorted(gone))  # the Khuddakapāṭha's own words, gone with it
+    assert store.word_counts(["appamādo"])["appamādo"][0] > 0  # the Dhammapada's, kept
+    tabulate(store)
+    assert _vocabulary(url) == updated  # what a tabulation makes
+    store.close()
 
 
 @pytest.mark.parametrize("kind", ["embedded", "postgres"])

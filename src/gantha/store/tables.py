@@ -41,7 +41,8 @@ CREATE INDEX IF NOT EXISTS vocab_fold ON vocab (fold);
 CREATE INDEX IF NOT EXISTS vocab_form ON vocab (form);
 CREATE INDEX IF NOT EXISTS vocab_rev ON vocab (rev);
 CREATE TABLE IF NOT EXISTS vocab_top (prefix TEXT, rank INTEGER, fold TEXT, form TEXT, paragraphs INTEGER);
-CREATE INDEX IF NOT EXISTS vocab_top_prefix ON vocab_top (prefix, rank)
+CREATE INDEX IF NOT EXISTS vocab_top_prefix ON vocab_top (prefix, rank);
+CREATE TABLE IF NOT EXISTS vocab_changes (form TEXT PRIMARY KEY, paragraphs INTEGER NOT NULL, bold INTEGER NOT NULL)
 """
 
 

@@ -41,22 +41,75 @@ class Vocabulary:
                 if len(bucket) < TOP_PER_PREFIX:
                     bucket.append((folded[:k], len(bucket), folded, form, n))
         with self.db.transaction():
-            self.db.execute(
-                "INSERT INTO meta (key, value) VALUES ('vocabulary', ?) "
-                "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
-                (str(time.time_ns()),),
-            )
-            self.db.execute("DELETE FROM meta WHERE key=?", (STALE,))
+            self._stamp_vocabulary()
             bulk = self.db.dialect == "sqlite"  # PostgreSQL keeps its indexes: readers would wait for new ones
             for name in VOCAB_INDEXES if bulk else ():  # built after the rows: 2.5x faster than kept up to date
                 self.db.execute(f"DROP INDEX IF EXISTS {name}")
             self.db.execute("DELETE FROM vocab")
             self.db.execute("DELETE FROM vocab_top")
+            self.db.execute("DELETE FROM vocab_changes")  # counted in the rows just read
             self.db.insert("vocab", rows, 5)
             self.db.insert("vocab_top", (r for b in top.values() for r in b), 5)
             for name, columns in VOCAB_INDEXES.items() if bulk else ():
                 self.db.execute(f"CREATE INDEX {name} ON {columns}")
         return len(rows)
+
+    def update_vocabulary(self) -> int:
+        """Apply ``vocab_changes``, the net change of written forms' paragraphs and bold paragraphs that writes
+        recorded with their rows (a backend whose writer records them), in one transaction that takes them: only
+        the changed forms' rows are written again and the suggestions of their prefixes ranked again. The stamp
+        (what readers' word caches hang on) moves only if a count changed: a book written again as it was
+        leaves every cache. Returns the number of forms changed."""
+        with self.db.transaction():
+            self.db.execute("DELETE FROM meta WHERE key=?", (STALE,))
+            taken = self.db.query("DELETE FROM vocab_changes RETURNING form, paragraphs, bold")
+            changes = {form: (dn, dbold) for form, dn, dbold in taken if (dn, dbold) != (0, 0)}
+            if not changes:
+                return 0
+            forms = list(changes)
+            old: dict[str, tuple[int, int]] = {}
+            for i in range(0, len(forms), 500):
+                chunk = forms[i : i + 500]
+                marks = ",".join("?" * len(chunk))
+                sql = f"SELECT form, paragraphs, bold FROM vocab WHERE form IN ({marks})"
+                old.update((form, (n, bold)) for form, n, bold in self.db.query(sql, chunk))
+                self.db.execute(f"DELETE FROM vocab WHERE form IN ({marks})", chunk)
+            folded = dict(zip(forms, fold("\n".join(forms)).split("\n"), strict=True))
+            rows = []
+            for form, (dn, dbold) in changes.items():
+                n, bold = old.get(form, (0, 0))
+                if n + dn > 0:
+                    rows.append((folded[form], form, form[::-1], n + dn, max(0, min(n + dn, bold + dbold))))
+            self.db.insert("vocab", rows, 5)
+            self._rank_prefixes(
+                sorted({f[:k] for f in folded.values() for k in range(1, min(TOP_PREFIX_LEN, len(f)) + 1)})
+            )
+            self._stamp_vocabulary()
+        return len(changes)
+
+    def _rank_prefixes(self, prefixes: list[str]) -> None:
+        """Rank the suggestions of these prefixes again from the vocabulary (as :meth:`rebuild_vocabulary` ranks
+        them: most paragraphs first, then the form)."""
+        for prefix in prefixes:
+            last = self.db.query(
+                "SELECT paragraphs FROM vocab WHERE fold >= ? AND fold < ? ORDER BY paragraphs DESC LIMIT 1 OFFSET ?",
+                (prefix, prefix + LAST, TOP_PER_PREFIX - 1),
+            )
+            rows = self.db.query(
+                "SELECT fold, form, paragraphs FROM vocab WHERE fold >= ? AND fold < ? AND paragraphs >= ?",
+                (prefix, prefix + LAST, last[0][0] if last else 1),
+            )
+            best = sorted(rows, key=lambda r: (-r[2], r[1]))[:TOP_PER_PREFIX]
+            self.db.execute("DELETE FROM vocab_top WHERE prefix=?", (prefix,))
+            self.db.insert("vocab_top", ((prefix, rank, *row) for rank, row in enumerate(best)), 5)
+
+    def _stamp_vocabulary(self) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES ('vocabulary', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
+            (str(time.time_ns()),),
+        )
+        self.db.execute("DELETE FROM meta WHERE key=?", (STALE,))
 
     def mark_vocabulary_stale(self) -> None:
         """Record, before Pali documents are committed, that the vocabulary must be tabulated again: a process

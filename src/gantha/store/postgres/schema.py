@@ -97,11 +97,18 @@ BM25 = "bm25"  # meta ``ranking`` of a store whose pages come from pg_textsearch
 BM25_ON_REPLICA = (1, 3)
 
 
+# GIN indexes written row by row, not through a pending list: each search scans the whole of a pending list, once
+# for every tsquery of its condition (a family's forms are many), so a book written into an index with one made a
+# family's count 100 times slower (0.05 → 5.5 s, the whole CST) until a vacuum merged it; a book written so costs
+# about a second more
+UNPENDED = "fastupdate = off"
+
+
 def search_indexes(ranking: str) -> dict[str, str]:
     """The indexes of ``docs`` a store ranking so keeps (name → target): the GIN index of every vector column,
     and with BM25 indexes the BM25 index of each ranked field. Dropped for a first ingest's bulk load and built
     once at its end."""
-    out = {f"docs_{column}": f"docs USING gin ({column})" for f in FIELDS for column in f.vectors}
+    out = {f"docs_{column}": f"docs USING gin ({column}) WITH ({UNPENDED})" for f in FIELDS for column in f.vectors}
     return out | (BM25_INDEXES if ranking == BM25 else {})
 
 
@@ -109,5 +116,5 @@ BM25_INDEXES = {
     f"docs_{f.name}_bm25": f"docs USING bm25 ({f.name}_words) WITH (text_config = 'simple')" for f in FIELDS if f.ranked
 }
 # leading wildcards: trigrams where pg_trgm is installed, else the reversed words (suffixes; infixes are scanned)
-TRIGRAM_INDEX = ("lexemes_trigrams", "lexemes USING gin (lexeme gin_trgm_ops)")
+TRIGRAM_INDEX = ("lexemes_trigrams", f"lexemes USING gin (lexeme gin_trgm_ops) WITH ({UNPENDED})")
 REVERSED_INDEX = ("lexemes_reversed", 'lexemes (field, reverse(lexeme) COLLATE "C")')

@@ -201,16 +201,22 @@ class PostgresStore(TableStore):
         self._chapter_titles.clear()
 
     def finish(self) -> None:
-        """Release the writer (building the indexes a first ingest left to the end) and tabulate the vocabulary
-        if documents changed."""
+        """Release the writer (building the indexes a first ingest left to the end) and bring the vocabulary up
+        to date if documents changed: updated by the forms the writes changed where it existed when they began
+        (the rest of the index as it was: the planner's statistics left to autovacuum), else tabulated, the
+        planner's statistics taken afresh."""
+        tracked = self._writer.tracking
         self._writer.close(finished=True)  # nothing uncommitted is kept
         if self._changed or self.vocabulary_due():
-            self.rebuild_vocabulary()
-            import psycopg
+            if tracked and self.has_vocabulary():
+                self.update_vocabulary()
+            else:
+                self.rebuild_vocabulary()
+                import psycopg
 
-            with psycopg.connect(self.url, autocommit=True) as conn:  # fresh statistics for the planner
-                for table in ("docs", "lexemes"):
-                    conn.execute(f"VACUUM (ANALYZE) {table}")
+                with psycopg.connect(self.url, autocommit=True) as conn:
+                    for table in ("docs", "lexemes"):
+                        conn.execute(f"VACUUM (ANALYZE) {table}")
             self._changed = False
             self._bump()
 

@@ -35,8 +35,10 @@ from gantha.store.postgres.schema import (
     FIELDS,
     REVERSED_INDEX,
     TRIGRAM_INDEX,
+    UNPENDED,
     search_indexes,
 )
+from gantha.store.vocabulary import CHANNEL
 
 # advisory lock keys: the document writer, the task runner, whoever creates the schema
 WRITER_LOCK, TASK_LOCK, SCHEMA_LOCK = 0x67616E7401, 0x67616E7402, 0x67616E7403
@@ -45,6 +47,10 @@ COUNTED = "counted_to"  # meta key: the highest document number counted into ``l
 BLOCK = 100_000  # document numbers taken from the sequence at once
 ANALYSED_APART = 200  # passages of a batch from which it is analysed in the second process
 BULK = True  # a first ingest loads without indexes and builds them at its end (else: kept up to date throughout)
+PENDED = (  # the GIN indexes that keep a pending list
+    "SELECT c.relname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE a.amname = 'gin' "
+    "AND c.relnamespace = current_schema()::regnamespace AND NOT coalesce(c.reloptions, '{}') @> '{fastupdate=off}'"
+)
 
 
 class Writer:
@@ -60,6 +66,7 @@ class Writer:
         self._pending = Tally()  # the rows copied since the last commit (summed in a first ingest only)
         self._tallied: Tally | None = None  # a first ingest's committed rows (None: PostgreSQL counts them)
         self._added: set[tuple[str, str, str]] = set()  # (corpus, book, channel) written by this writer
+        self.tracking = False  # the Pali forms' changes recorded for the vocabulary (it exists: updated, not made)
 
     @property
     def conn(self) -> Any:
@@ -87,6 +94,7 @@ class Writer:
                 raise IndexBusy(f"the index in {self.location} is being written by another process")
             self._bulk = BULK and not conn.execute("SELECT EXISTS (SELECT 1 FROM docs)").fetchone()[0]
             self._tallied, self._pending = (Tally() if self._bulk else None), Tally()
+            self.tracking = not self._bulk and conn.execute("SELECT EXISTS (SELECT 1 FROM vocab)").fetchone()[0]
             if missing := [
                 c
                 for f in FIELDS
@@ -104,6 +112,9 @@ class Writer:
                     conn.execute(f"DROP INDEX IF EXISTS {name}")  # loaded first, then indexed once
                 else:
                     conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {target}")  # an earlier first ingest died
+            for (name,) in conn.execute(PENDED).fetchall():  # made by an earlier gantha: written row by row now
+                conn.execute(f"ALTER INDEX {name} SET ({UNPENDED})")
+                conn.execute("SELECT gin_clean_pending_list(%s::regclass)", (name,))
             self._units = {
                 tuple(r[1:]): r[0]
                 for r in conn.execute("SELECT id, corpus, book, category, chapter, channel FROM units")
@@ -195,15 +206,16 @@ class Writer:
             if not cur.execute("SELECT EXISTS (SELECT 1 FROM gone)").fetchone()[0]:
                 return
             self._tallied = None  # a first ingest's sums would count them: PostgreSQL counts at its end
-            self._count(cur, f"id IN (SELECT id FROM gone) AND id <= {self._mark(cur)}", -1)
+            self._count(cur, f"id IN (SELECT id FROM gone) AND id <= {self._mark(cur)}", -1, self.tracking)
             cur.execute("DELETE FROM docs WHERE id IN (SELECT id FROM gone)")
             cur.execute("DELETE FROM lexemes WHERE df <= 0")
 
     # --- counting and committing -------------------------------------------------------------------------
 
     @staticmethod
-    def _count(cur: Any, where: str, sign: int) -> None:
-        """Add (``sign`` +1) or take away (-1) the document frequencies and lengths of the rows ``where``."""
+    def _count(cur: Any, where: str, sign: int, forms: bool = False) -> None:
+        """Add (``sign`` +1) or take away (-1) the document frequencies and lengths of the rows ``where``, and
+        (``forms``) their Pali written forms' paragraphs and bold paragraphs to ``vocab_changes``."""
         for f in FIELDS:
             cur.execute(
                 f"INSERT INTO lexemes SELECT {FIELD_IDS[f.name]}, lexeme, {sign} * count(*) "
@@ -213,6 +225,15 @@ class Writer:
         sums = ", ".join(f"COALESCE(sum({f.name}_len), 0)" for f in FIELDS)
         row = cur.execute(f"SELECT count(*), {sums} FROM docs WHERE {where}").fetchone()
         Writer._add_stats(cur, sign * row[0], {f.name: sign * int(n) for f, n in zip(FIELDS, row[1:], strict=True)})
+        if forms:
+            pali = f"({where}) AND channel = '{CHANNEL}'"
+            cur.execute(
+                f"INSERT INTO vocab_changes SELECT form, {sign} * sum(n), {sign} * sum(b) FROM ("
+                f"SELECT lexeme, 1, 0 FROM docs, unnest(tsvector_to_array(exact)) lexeme WHERE {pali} UNION ALL "
+                f"SELECT lexeme, 0, 1 FROM docs, unnest(tsvector_to_array(bold_exact)) lexeme WHERE {pali}"
+                ") t (form, n, b) GROUP BY form ON CONFLICT (form) DO UPDATE SET "
+                "paragraphs = vocab_changes.paragraphs + excluded.paragraphs, bold = vocab_changes.bold + excluded.bold"
+            )
 
     @staticmethod
     def _add_stats(cur: Any, docs: int, lengths: dict[str, int]) -> None:
@@ -231,13 +252,14 @@ class Writer:
         )
 
     @classmethod
-    def count_new(cls, cur: Any) -> None:
-        """Count the rows above meta ``counted_to`` and move the mark to the last row."""
+    def count_new(cls, cur: Any, forms: bool = False) -> None:
+        """Count the rows above meta ``counted_to`` (``forms``: their Pali forms too) and move the mark to the
+        last row."""
         mark = cls._mark(cur, locked=True)
         last = cur.execute("SELECT max(id) FROM docs").fetchone()[0]
         if last is None or last <= mark:
             return
-        cls._count(cur, f"id > {int(mark)}", +1)
+        cls._count(cur, f"id > {int(mark)}", +1, forms)
         cls._put_meta(cur, COUNTED, str(last))
 
     @classmethod
@@ -269,7 +291,7 @@ class Writer:
         conn = self.conn
         if not self._bulk:
             with conn.cursor() as cur:
-                self.count_new(cur)
+                self.count_new(cur, self.tracking)
         conn.commit()
         if self._tallied is not None:
             self._tallied.merge(self._pending)
@@ -285,7 +307,7 @@ class Writer:
         self._conn.rollback()
         if finished and self._bulk:
             finish_bulk(self.url, self._tallied, self.ranking, self._lexeme_index)
-        self._pending, self._tallied = Tally(), None
+        self._pending, self._tallied, self.tracking = Tally(), None, False
         self._conn.close()
         self._conn = None
         self._units.clear()
