@@ -468,6 +468,51 @@ def test_postgresql_writes_after_a_first_ingest_update_the_vocabulary_and_pend_n
     store.close()
 
 
+def test_postgresql_keeps_counts_and_rankings_through_writes_to_other_books(pg_server, tmp_path, monkeypatch):
+    """What a frequent search counted and ranked is kept in the database: a write to another book drops nothing,
+    the next search recounts only the books changed since and answers as a search that keeps nothing."""
+    import psycopg
+
+    from gantha.store.postgres import store as pg
+    from gantha.store.postgres.compiler import within
+
+    from conftest import link_books
+
+    url = _location("postgres", tmp_path, pg_server)
+    store = open_store(url)
+    assert ingest_cst(store, link_books(tmp_path / "two", ("s0501m.mul", "s0501a.att"))).ok  # Kp, its commentary
+    words = ["buddham", "saranam", "gacchami", "dhammam", "sangham"]
+    q = StoreQuery(must=[Clause("fold", words)], rank_first=[Clause("bold_fold", words)], limit=5)
+
+    def fresh() -> tuple:
+        with monkeypatch.context() as m:
+            m.setattr(pg, "KEPT_FROM", 10**9)  # nothing kept, nothing read from what is
+            res = store.search(q)
+        return res.total, res.aggregations, [h.passage.doc_id for h in res.hits]
+
+    def kept() -> tuple:
+        res = store.search(q)
+        return res.total, res.aggregations, [h.passage.doc_id for h in res.hits]
+
+    monkeypatch.setattr(pg, "KEPT_FROM", 1)
+    monkeypatch.setattr(pg, "FIRST_SCORED", 0)  # the matches ranked first ranked in SQL, and kept
+    before = kept()
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM kept").fetchone()[0] == 3  # counts, first counts, a ranking
+    assert kept() == before == fresh()
+    recounted: list[str] = []
+    monkeypatch.setattr(pg, "within", lambda statement, books: recounted.append(books) or within(statement, books))
+    store.delete_book("cst", "s0501m.mul")  # the Khuddakapāṭha taken away: its commentary's counts stand
+    store.commit()
+    store.finish()
+    after = kept()
+    assert after == fresh() and after[0] < before[0]
+    assert recounted and all(books == [("cst", "s0501m.mul", "pali")] for books in recounted)
+    assert ingest_cst(store, link_books(tmp_path / "kp", ("s0501m.mul",))).ok
+    assert kept() == before == fresh()
+    store.close()
+
+
 @pytest.mark.parametrize("kind", ["embedded", "postgres"])
 def test_one_writer_and_readers_during_a_write(request, tmp_path, kind):
     server = request.getfixturevalue("pg_server") if kind == "postgres" else None

@@ -32,7 +32,7 @@ other pages (phrases, forms without their rarity, prefixes scored by their match
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from gantha.store.base import Clause, StoreQuery
@@ -308,6 +308,10 @@ class Plan:
         """The number of matches ranked first."""
         return f"SELECT count(*) FROM docs d WHERE {self.match} AND ({self.first})"
 
+    def first_units(self) -> str:
+        """Rows (unit, documents) of the matches ranked first."""
+        return f"SELECT d.unit, count(*) FROM docs d WHERE {self.match} AND ({self.first}) GROUP BY d.unit"
+
     def _base(self) -> str:
         q = self.q
         if q.must or q.should or any(q.alternatives):
@@ -468,3 +472,11 @@ class Plan:
 def _columns_in(expressions: list[str]) -> set[str]:
     """The analysed columns score expressions read (``c.fold``)."""
     return {name for name in BY_NAME for e in expressions if f"c.{name}," in e or f"c.{name} " in e}
+
+
+def within(statement: str, books: Iterable[tuple[str, str, str]]) -> str:
+    """A statement of rows by unit (``… GROUP BY d.unit``) over the documents of these (corpus, book, channel)."""
+    head, rest = statement.split(" WHERE ", 1)
+    condition, tail = rest.rsplit(" GROUP BY d.unit", 1)
+    values = ", ".join(f"({lit(corpus)}, {lit(book)}, {lit(channel)})" for corpus, book, channel in books)
+    return f"{head} WHERE ({condition}) AND (d.corpus, d.book, d.channel) IN ({values}) GROUP BY d.unit{tail}"

@@ -8,8 +8,11 @@ vector of the tokens that weigh most in the passage (see :mod:`gantha.store.post
 has a GIN index. ``lexemes`` is the vocabulary of every field with its document frequencies (BM25's idf),
 trigram-indexed for leading wildcards. ``prepared_counts`` keeps, for one generation, the totals and
 aggregations of frequent words' searches that a background task counted ahead (see
-:meth:`~gantha.store.postgres.store.PostgresStore.prepare`). Adding an analysed field (a ``lemma`` field of
-lemma ids) is one more :class:`Field`.
+:meth:`~gantha.store.postgres.store.PostgresStore.prepare`). ``book_changes`` numbers each book's last change (a
+sequence, in the transaction that changed its rows); ``kept`` keeps what frequent searches counted and ranked,
+as of a number: counts by unit, recounted only in the books changed since, and the first matches of a page
+ranked first, used while nothing changed (see :meth:`~gantha.store.postgres.store.PostgresStore._kept`).
+Adding an analysed field (a ``lemma`` field of lemma ids) is one more :class:`Field`.
 
 Where the server has the ``pg_textsearch`` extension (loaded by ``shared_preload_libraries``), the fields
 the page is ranked by (:attr:`Field.ranked`) also keep their tokens as text, ``name_words`` (the same tokens
@@ -87,7 +90,11 @@ CREATE TABLE IF NOT EXISTS lexemes (field SMALLINT, lexeme TEXT, df INTEGER, PRI
 CREATE TABLE IF NOT EXISTS vectors (embedder TEXT, row_id TEXT, doc_id TEXT, corpus TEXT, channel TEXT,
     language TEXT, book TEXT, crc BIGINT, is_primary BOOLEAN, embedding vector);
 CREATE INDEX IF NOT EXISTS vectors_doc ON vectors (embedder, doc_id);
-CREATE TABLE IF NOT EXISTS prepared_counts (key TEXT PRIMARY KEY, generation TEXT NOT NULL, value TEXT NOT NULL)
+CREATE TABLE IF NOT EXISTS prepared_counts (key TEXT PRIMARY KEY, generation TEXT NOT NULL, value TEXT NOT NULL);
+CREATE SEQUENCE IF NOT EXISTS book_versions;
+CREATE TABLE IF NOT EXISTS book_changes (corpus TEXT, book TEXT, channel TEXT, version BIGINT NOT NULL,
+    PRIMARY KEY (corpus, book, channel));
+CREATE TABLE IF NOT EXISTS kept (key TEXT PRIMARY KEY, as_of BIGINT NOT NULL, value TEXT NOT NULL)
 """
 
 BM25 = "bm25"  # meta ``ranking`` of a store whose pages come from pg_textsearch's BM25 indexes (else "tsvector")

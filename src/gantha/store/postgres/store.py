@@ -43,7 +43,7 @@ from gantha.model import Passage
 from gantha.store import vocabulary
 from gantha.store.base import BookRecord, StoreError, StoreHit, StoreQuery, StoreResult, Vectors, chapter_key
 from gantha.store.lexicon import Lexicon
-from gantha.store.postgres.compiler import Plan, Stats, lit, scored_words
+from gantha.store.postgres.compiler import Plan, Stats, lit, scored_words, within
 from gantha.store.postgres.schema import BM25, BM25_ON_REPLICA, FIELD_IDS, FIELDS, SCHEMA
 from gantha.store.postgres.vectors import PgVectors
 from gantha.store.postgres.writer import SCHEMA_LOCK, STATS, TASK_LOCK, Writer
@@ -62,6 +62,7 @@ BM25_INDEXES = (
 )
 _COUNTER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-pg-count")  # counts beside the page
 FIRST_SCORED = 64  # matches ranked first up to which each is scored by pg_textsearch (0.4 ms each), else in SQL
+KEPT_FROM = 2_000  # matches from which a search's counts by unit are kept, recounted only where books changed
 RANKING = "ranking"  # meta key: how the index's pages are ranked, "bm25" (pg_textsearch) or "tsvector"
 log = logging.getLogger("gantha")
 
@@ -92,6 +93,9 @@ class PostgresStore(TableStore):
             self.trigrams = "pg_trgm" in extensions
             self.ranking = self._ranking("pg_textsearch" in extensions)
             self.bm25_pages = self.ranking == BM25 and self._bm25_here()
+            self.writable = not self.db.fetch(  # a primary and a role that may write: counts are kept
+                "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only')::bool"
+            )[0][0]
             self.lexicon()  # their tables too, made on the primary before a replica copies them
             self.tasks()
         except StoreError:
@@ -310,7 +314,9 @@ class PostgresStore(TableStore):
                 first_only = False
                 if tiers and q.rank_first:
                     first = prepared.get(_key(plan.first_count()))
-                    first_only = (first if first is not None else self.db.fetch(plan.first_count())[0][0]) >= need
+                    if first is None:
+                        first = sum(n for _, n in self._kept(plan.first_units(), plan.held()))
+                    first_only = first >= need
                 for tier in [*tiers, None]:
                     known = None if tier is None else prepared.get(_key(plan.candidates(tier, first_only=first_only)))
                     if known is not None and known < need:  # too few candidates to fill the page: the next tier
@@ -335,9 +341,10 @@ class PostgresStore(TableStore):
         try:
             need = q.offset + q.limit
             first = []
-            if q.rank_first and self.db.fetch(plan.first_count())[0][0] > FIRST_SCORED:  # ranked in SQL
-                ranked = self.db.fetch(plan.page(None, first_only=True, window=(need, 0)))
-                first = [(i, s, p) for i, s, _, _, p in ranked]
+            if (
+                q.rank_first and sum(n for _, n in self._kept(plan.first_units(), plan.held())) > FIRST_SCORED
+            ):  # ranked in SQL
+                first = self._ranked_first(plan, need)
             elif q.rank_first:  # a few: each scored by the index's statistics (not found down the index)
                 first = self.db.fetch_planned(plan.bm25_first(need), {"enable_indexscan": "off"})
             rows = [(i, s, True, p) for i, s, p in first]
@@ -362,7 +369,7 @@ class PostgresStore(TableStore):
     def _counted(self, plan: Plan, prepared: Any = None) -> tuple[int, dict[str, list[tuple[str, int]]]]:
         """The total and the aggregations (book, category, chapter, channel) of the plan's matches (counted, or
         the ``prepared`` rows)."""
-        counts = prepared if prepared is not None else self.db.fetch(plan.count())
+        counts = prepared if prepared is not None else self._kept(plan.count(), plan.held())
         if any(unit not in self._units for unit, _ in counts):
             self._load_units()
         sums: dict[str, dict[str, int]] = {name: {} for name in plan.q.aggregate}
@@ -373,6 +380,66 @@ class PostgresStore(TableStore):
                 bucket[keys[name]] = bucket.get(keys[name], 0) + n
         aggregations = {name: sorted(b.items(), key=lambda kv: (-kv[1], kv[0])) for name, b in sums.items()}
         return sum(n for _, n in counts), aggregations
+
+    def _ranked_first(self, plan: Plan, need: int) -> list[tuple[int, float, str]]:
+        """Rows (id, score, passage) of the best ``need`` matches ranked first, ranked in SQL over all of them: for
+        a frequent search kept (their ids and scores), used while no book has changed since."""
+        statement = plan.page(None, first_only=True, window=(need, 0))
+        key = _key(statement)
+        mark, as_of, value = self._look_up(key)
+        if value is not None and as_of == mark:
+            ranked = orjson.loads(value)
+            found = dict(self.db.fetch("SELECT id, passage FROM docs WHERE id = ANY(%s)", ([i for i, _ in ranked],)))
+            if len(found) == len(ranked):
+                return [(i, score, found[i]) for i, score in ranked]
+        rows = [(i, float(score), passage) for i, score, _, _, passage in self.db.fetch(statement)]
+        if self.writable and plan.held() >= KEPT_FROM:
+            self._keep_rows(key, mark, [(i, score) for i, score, _ in rows])
+        return rows
+
+    def _look_up(self, key: str) -> tuple[int, int | None, str | None]:
+        """The last change's number, and what is kept under ``key`` (as of which number), if anything."""
+        return self.db.fetch(
+            "SELECT (SELECT coalesce(max(version), 0) FROM book_changes), k.as_of, k.value "
+            "FROM (SELECT 1) one LEFT JOIN kept k ON k.key = %s",
+            (key,),
+        )[0]
+
+    def _keep_rows(self, key: str, as_of: int, rows: list) -> None:
+        self.db.execute(
+            "INSERT INTO kept VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET as_of = excluded.as_of, "
+            "value = excluded.value",
+            (key, as_of, orjson.dumps(rows).decode()),
+        )
+
+    def _kept(self, statement: str, held: int) -> list[tuple[int, int]]:
+        """The rows (unit, matches) of a statement counting by unit: those kept of it, the books changed since they
+        were counted (``book_changes``) counted again, else all counted; kept if they hold :data:`KEPT_FROM`
+        matches, as of the last change they saw. A write drops nothing: it only marks the books it changed. Only
+        looked for where the words held (a bound of the matches) reach as many."""
+        if held < KEPT_FROM:
+            return self.db.fetch(statement)  # type: ignore[return-value]
+        key = _key(statement)
+        mark, as_of, value = self._look_up(key)
+        if value is None:
+            rows = [tuple(r) for r in self.db.fetch(statement)]
+        else:
+            rows = [tuple(r) for r in orjson.loads(value)]
+            if as_of == mark:
+                return rows  # type: ignore[return-value]
+            changed = {
+                tuple(r)
+                for r in self.db.fetch("SELECT corpus, book, channel FROM book_changes WHERE version > %s", (as_of,))
+            }
+            if any(unit not in self._units for unit, _ in rows):
+                self._load_units()
+            rows = [
+                r for r in rows if (self._units[r[0]][0], self._units[r[0]][1], self._units[r[0]][4]) not in changed
+            ]
+            rows += [tuple(r) for r in self.db.fetch(within(statement, sorted(changed)))]
+        if self.writable and sum(n for _, n in rows) >= KEPT_FROM:  # a replica reads those its primary keeps
+            self._keep_rows(key, mark, rows)
+        return rows  # type: ignore[return-value]
 
     # --- counts prepared ahead --------------------------------------------------------------------
 

@@ -67,6 +67,7 @@ class Writer:
         self._tallied: Tally | None = None  # a first ingest's committed rows (None: PostgreSQL counts them)
         self._added: set[tuple[str, str, str]] = set()  # (corpus, book, channel) written by this writer
         self.tracking = False  # the Pali forms' changes recorded for the vocabulary (it exists: updated, not made)
+        self._touched: set[tuple[str, str, str]] = set()  # (corpus, book, channel) changed since the last commit
 
     @property
     def conn(self) -> Any:
@@ -160,6 +161,7 @@ class Writer:
         numbers = [self._number() for _ in batch]
         units = [self._unit(p, new) for p in batch]
         self._added |= {(p.corpus, p.book, p.channel) for p in batch}
+        self._touched |= {(p.corpus, p.book, p.channel) for p in batch}
         tallied = self._tallied is not None  # a first ingest sums what it writes
         rows: Future | tuple[str, Tally | None]
         if (analyser := _analyser()) and len(batch) >= ANALYSED_APART:  # any script: analysis needs no state
@@ -206,6 +208,8 @@ class Writer:
             if not cur.execute("SELECT EXISTS (SELECT 1 FROM gone)").fetchone()[0]:
                 return
             self._tallied = None  # a first ingest's sums would count them: PostgreSQL counts at its end
+            books = "SELECT DISTINCT corpus, book, channel FROM docs WHERE id IN (SELECT id FROM gone)"
+            self._touched |= {tuple(r) for r in cur.execute(books).fetchall()}
             self._count(cur, f"id IN (SELECT id FROM gone) AND id <= {self._mark(cur)}", -1, self.tracking)
             cur.execute("DELETE FROM docs WHERE id IN (SELECT id FROM gone)")
             cur.execute("DELETE FROM lexemes WHERE df <= 0")
@@ -289,10 +293,17 @@ class Writer:
         if self._conn is None:
             return
         conn = self.conn
-        if not self._bulk:
-            with conn.cursor() as cur:
+        with conn.cursor() as cur:
+            if not self._bulk:
                 self.count_new(cur, self.tracking)
+            for corpus, book, channel in sorted(self._touched):  # the counts kept for them are recounted
+                cur.execute(
+                    "INSERT INTO book_changes VALUES (%s, %s, %s, nextval('book_versions')) "
+                    "ON CONFLICT (corpus, book, channel) DO UPDATE SET version = excluded.version",
+                    (corpus, book, channel),
+                )
         conn.commit()
+        self._touched.clear()
         if self._tallied is not None:
             self._tallied.merge(self._pending)
         self._pending = Tally()
@@ -308,6 +319,7 @@ class Writer:
         if finished and self._bulk:
             finish_bulk(self.url, self._tallied, self.ranking, self._lexeme_index)
         self._pending, self._tallied, self.tracking = Tally(), None, False
+        self._touched.clear()
         self._conn.close()
         self._conn = None
         self._units.clear()
