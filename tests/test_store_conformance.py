@@ -510,6 +510,12 @@ def test_postgresql_keeps_counts_and_rankings_through_writes_to_other_books(pg_s
     assert recounted and all(books == [("cst", "s0501m.mul", "pali")] for books in recounted)
     assert ingest_cst(store, link_books(tmp_path / "kp", ("s0501m.mul",))).ok
     assert kept() == before == fresh()
+    monkeypatch.setattr(pg, "KEPT_MOST", 1)
+    monkeypatch.setattr(pg, "TRIM_EVERY", 1)
+    store.search(replace(q, limit=6))  # another page ranked and kept: only the one stored last stays
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM kept").fetchone()[0] == 1
+    assert kept() == before
     store.close()
 
 

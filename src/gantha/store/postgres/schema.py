@@ -11,7 +11,8 @@ aggregations of frequent words' searches that a background task counted ahead (s
 :meth:`~gantha.store.postgres.store.PostgresStore.prepare`). ``book_changes`` numbers each book's last change (a
 sequence, in the transaction that changed its rows); ``kept`` keeps what frequent searches counted and ranked,
 as of a number: counts by unit, recounted only in the books changed since, and the first matches of a page
-ranked first, used while nothing changed (see :meth:`~gantha.store.postgres.store.PostgresStore._kept`).
+ranked first, used while nothing changed (see :meth:`~gantha.store.postgres.store.PostgresStore._kept`); the
+most recently stored :data:`~gantha.store.postgres.store.KEPT_MOST` of them.
 Adding an analysed field (a ``lemma`` field of lemma ids) is one more :class:`Field`.
 
 Where the server has the ``pg_textsearch`` extension (loaded by ``shared_preload_libraries``), the fields
@@ -94,7 +95,7 @@ CREATE TABLE IF NOT EXISTS prepared_counts (key TEXT PRIMARY KEY, generation TEX
 CREATE SEQUENCE IF NOT EXISTS book_versions;
 CREATE TABLE IF NOT EXISTS book_changes (corpus TEXT, book TEXT, channel TEXT, version BIGINT NOT NULL,
     PRIMARY KEY (corpus, book, channel));
-CREATE TABLE IF NOT EXISTS kept (key TEXT PRIMARY KEY, as_of BIGINT NOT NULL, value TEXT NOT NULL)
+CREATE TABLE IF NOT EXISTS kept (key TEXT PRIMARY KEY, as_of BIGINT NOT NULL, value TEXT NOT NULL, stored BIGSERIAL)
 """
 
 BM25 = "bm25"  # meta ``ranking`` of a store whose pages come from pg_textsearch's BM25 indexes (else "tsvector")

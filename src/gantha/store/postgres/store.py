@@ -63,6 +63,8 @@ BM25_INDEXES = (
 _COUNTER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gantha-pg-count")  # counts beside the page
 FIRST_SCORED = 64  # matches ranked first up to which each is scored by pg_textsearch (0.4 ms each), else in SQL
 KEPT_FROM = 2_000  # matches from which a search's counts by unit are kept, recounted only where books changed
+KEPT_MOST = 20_000  # searches kept (the least recently stored dropped beyond them: a value is up to ~25 KB)
+TRIM_EVERY = 200  # a process's stores between two trims of what is kept
 RANKING = "ranking"  # meta key: how the index's pages are ranked, "bm25" (pg_textsearch) or "tsvector"
 log = logging.getLogger("gantha")
 
@@ -112,6 +114,7 @@ class PostgresStore(TableStore):
         self._stats_read = 0.0  # when the generation was last looked at for them
         self._units: dict[int, tuple[str, str, str, int, str, str]] = {}
         self._units_read = ""  # the generation the units were read at
+        self._stores = 0  # searches this process kept (see _keep_rows)
 
     def _extensions(self) -> list[str]:
         """The optional extensions this server can give the index (installed, or installable; pg_textsearch only
@@ -406,11 +409,18 @@ class PostgresStore(TableStore):
         )[0]
 
     def _keep_rows(self, key: str, as_of: int, rows: list) -> None:
+        """Keep ``rows`` under ``key`` as of a change's number; now and then only the :data:`KEPT_MOST` stored last."""
         self.db.execute(
-            "INSERT INTO kept VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET as_of = excluded.as_of, "
-            "value = excluded.value",
+            "INSERT INTO kept (key, as_of, value) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET as_of = "
+            "excluded.as_of, value = excluded.value, stored = nextval(pg_get_serial_sequence('kept', 'stored'))",
             (key, as_of, orjson.dumps(rows).decode()),
         )
+        self._stores += 1
+        if self._stores % TRIM_EVERY == 0:
+            self.db.execute(
+                "DELETE FROM kept WHERE stored <= (SELECT stored FROM kept ORDER BY stored DESC OFFSET ? LIMIT 1)",
+                (KEPT_MOST,),
+            )
 
     def _kept(self, statement: str, held: int) -> list[tuple[int, int]]:
         """The rows (unit, matches) of a statement counting by unit: those kept of it, the books changed since they
