@@ -61,19 +61,16 @@ class Vocabulary:
         (what readers' word caches hang on) moves only if a count changed: a book written again as it was
         leaves every cache. Returns the number of forms changed."""
         with self.db.transaction():
-            self.db.execute("DELETE FROM meta WHERE key=?", (STALE,))
             taken = self.db.query("DELETE FROM vocab_changes RETURNING form, paragraphs, bold")
             changes = {form: (dn, dbold) for form, dn, dbold in taken if (dn, dbold) != (0, 0)}
             if not changes:
+                self.db.execute("DELETE FROM meta WHERE key=?", (STALE,))  # up to date, its stamp as it was
                 return 0
             forms = list(changes)
-            old: dict[str, tuple[int, int]] = {}
+            old = self.word_counts(forms)
             for i in range(0, len(forms), 500):
                 chunk = forms[i : i + 500]
-                marks = ",".join("?" * len(chunk))
-                sql = f"SELECT form, paragraphs, bold FROM vocab WHERE form IN ({marks})"
-                old.update((form, (n, bold)) for form, n, bold in self.db.query(sql, chunk))
-                self.db.execute(f"DELETE FROM vocab WHERE form IN ({marks})", chunk)
+                self.db.execute(f"DELETE FROM vocab WHERE form IN ({','.join('?' * len(chunk))})", chunk)
             folded = dict(zip(forms, fold("\n".join(forms)).split("\n"), strict=True))
             rows = []
             for form, (dn, dbold) in changes.items():

@@ -443,13 +443,16 @@ class PostgresStore(TableStore):
             }
             if any(unit not in self._units for unit, _ in rows):
                 self._load_units()
-            rows = [
-                r for r in rows if (self._units[r[0]][0], self._units[r[0]][1], self._units[r[0]][4]) not in changed
-            ]
+            rows = [(unit, n) for unit, n in rows if self._book_of(unit) not in changed]
             rows += [tuple(r) for r in self.db.fetch(within(statement, sorted(changed)))]
         if self.writable and sum(n for _, n in rows) >= KEPT_FROM:  # a replica reads those its primary keeps
             self._keep_rows(key, mark, rows)
         return rows  # type: ignore[return-value]
+
+    def _book_of(self, unit: int) -> tuple[str, str, str]:
+        """A unit's (corpus, book, channel), as ``book_changes`` names a book."""
+        corpus, book, _, _, channel, _ = self._units[unit]
+        return corpus, book, channel
 
     # --- counts prepared ahead --------------------------------------------------------------------
 
