@@ -614,12 +614,14 @@ def test_works_cited_by_page_alone_are_paginated_through_their_volumes(names: tu
 def test_styled_entries_rendered_once_per_shape_equal_those_rendered_one_by_one() -> None:
     from gantha.text.cite_export import _render
 
-    sources = {}
-    for book in ("vin02a3.att", "s0503m.mul", "abh01m.mul"):
+    sample = [replace(mn10_opening(), title="Sutta ‘quoted’ here.")]
+    for book in ("vin02a3.att", "s0503m.mul", "abh01m.mul", "s0513a3.att"):  # s0513a3.att: digits, brackets
+        sources = {}
         for p in passages(book):
             source = source_of([p])
-            sources.setdefault((source.title, source.book_title), source)
-    sample = [*list(sources.values())[::3][:15], replace(mn10_opening(), title="Sutta ‘quoted’ here.")]
+            sources.setdefault((source.title, source.book_title, source.collection), source)
+        sample += list(sources.values())[::3][:6]
+    assert any(any(c.isdigit() for c in s.title + s.collection) for s in sample)
     for style in ("apa", "modern-language-association", "chicago-author-date"):
         for source in sample:
             assert styled(source, style) == _render(source, style), (style, source.title)

@@ -197,8 +197,11 @@ def _render(source: Source, style: str) -> str:
 
 
 _SLOTS = {"title": "Xqtitleqx", "book_title": "Xqbookqx", "collection": "Xqcollectionqx"}
-_PLAIN = re.compile(r"[^\W\d_](?:[^\W\d_]|[\s\-–])*[^\W\d_]")
-"""A value no style transforms otherwise than the placeholder standing for it: letters, spaces and dashes."""
+_PLAIN = re.compile(r"[^\W_](?:[^\W_]|[\s\-–.,()])*(?:[^\W_]|\))|[^\W_]")
+"""A value no style transforms otherwise than the placeholder standing for it: letters, digits, spaces, dashes,
+inner stops, commas and brackets (``3. Kuṭidūsakavaggo``, ``Saddanītippakaraṇaṃ (dhātumālā)``), beginning with
+a capital or a digit (checked in :func:`styled`) and ending in a letter, a digit or a bracket — no quotation
+marks (a style's quotes would turn them) and no closing stop (a style's own would merge with it)."""
 
 
 @cache
@@ -209,15 +212,16 @@ def _template(style: str, shape: str) -> str:
 def styled(source: Source, style: str) -> str:
     """The source's reference-list entry in a CSL style, as plain text.
 
-    Rendering is slow (about 0.05 s an entry), so a Pali source whose title, book and collection are plain
-    words (capitalised: ``capitalize-first`` leaves them as it leaves the placeholders) is rendered once per
-    style and shape with placeholders, which are then replaced; any other source is rendered as it is.
+    Rendering is slow (about 0.015 s an entry), so a Pali source whose title, book and collection are plain
+    (:data:`_PLAIN`, not beginning in lower case: ``capitalize-first`` leaves them as it leaves the
+    placeholders) is rendered once per style and shape with placeholders, which are then replaced; any other
+    source is rendered as it is.
     """
     values = {slot: getattr(source, slot) for slot in _SLOTS}
     whole = not source.title or source.title == source.book_title
     if source.collection == source.book_title:  # not printed (csl_item)
         values["collection"] = ""
-    plain = source.language == "pi" and all(not v or (_PLAIN.fullmatch(v) and v[0].isupper()) for v in values.values())
+    plain = source.language == "pi" and all(not v or (_PLAIN.fullmatch(v) and not v[0].islower()) for v in values.values())
     if not plain:
         return _render(source, style)
     fields = {
