@@ -221,7 +221,9 @@ def styled(source: Source, style: str) -> str:
     whole = not source.title or source.title == source.book_title
     if source.collection == source.book_title:  # not printed (csl_item)
         values["collection"] = ""
-    plain = source.language == "pi" and all(not v or (_PLAIN.fullmatch(v) and not v[0].islower()) for v in values.values())
+    plain = source.language == "pi" and all(
+        not v or (_PLAIN.fullmatch(v) and not v[0].islower()) for v in values.values()
+    )
     if not plain:
         return _render(source, style)
     fields = {

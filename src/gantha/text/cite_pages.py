@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 Style = Literal["volume", "page", "verse", "page-marked"]
@@ -99,8 +100,10 @@ _WORKS: tuple[tuple[str, str, Style], ...] = (
 )
 
 
+@cache
 def pts_work(book: str) -> PtsWork | None:
-    """The PTS abbreviation and citing style of a CST book (``s0305m.mul`` → ``S``, by volume), or None."""
+    """The PTS abbreviation and citing style of a CST book (``s0305m.mul`` → ``S``, by volume), or None
+    (remembered: every hit's citation asks it)."""
     for pattern, abbreviation, style in _WORKS:
         if re.match(pattern, book):
             return PtsWork(abbreviation, style)
