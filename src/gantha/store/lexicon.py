@@ -124,6 +124,10 @@ class Lexicon:
             (word,),
         )
 
+    def analysed_pairs(self) -> list[tuple[str, str]]:
+        """Every (word, base) of WikiPali's analyses."""
+        return self._query("SELECT DISTINCT word, base FROM analysis")
+
     def first_bases(self, words: list[str]) -> dict[str, str]:
         """The most frequent base of each analysed word of ``words`` (``bases_of(w)[0][0]`` for many at once)."""
         best: dict[str, tuple[str, int]] = {}

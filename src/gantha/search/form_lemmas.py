@@ -1,0 +1,138 @@
+"""The lemmas whose paradigm holds a folded written form: ``Words``' paradigms run backwards.
+
+A lemma's paradigm (``Words.family``) is what WikiPali's analyses and the ending tables propose for it and, for
+a verb, for its participle and gerundive stems, kept where the texts attest it. Here a folded form is taken
+apart instead: every ending of the tables it may end in (after an enclitic join or not), the stem left looked
+up among the headwords and the verbs' derived stems by its folded spelling, and each candidate proposed forward
+again and kept when its spelling folds to the form. The answer depends on the lexicon alone, not on which
+books are indexed: computed once per written form, it names every lemma whose search the form should answer,
+so an index can hold a form's lemmas beside it and search a lemma as one term.
+
+A lemma's forms found this way are every attested folded form one of its proposed spellings folds to — a
+superset of ``Words.family``'s, which keeps a proposed spelling only where the texts spell it exactly so
+(``kūlaṃ`` proposed and unattested still finds ``kulaṃ``, which folds alike).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cached_property
+
+from gantha.model import EndingRule
+from gantha.search.words import NOMINAL, VERBAL, Words
+from gantha.text.pali import canon, fold
+
+
+class FormLemmas:
+    """Folded form → the headwords whose paradigm proposes a spelling of it, over one lexicon."""
+
+    def __init__(self, words: Words):
+        self.words = words
+        self.lexicon = words.lexicon
+
+    def lemmas(self, folded: str) -> frozenset[str]:
+        """The headwords whose paradigm proposes a spelling that folds to ``folded``."""
+        found: set[str] = set()
+        for base in self._analysed.get(folded, ()):  # WikiPali's analyses of the words spelled so
+            found |= self._owners(base)
+        self._by_tables(folded, folded, None, found)
+        for ending, joined, fjoined in self._joins:  # an enclitic join: undone, then the tables
+            if folded.endswith(fjoined):
+                self._by_tables(folded[: len(folded) - len(fjoined)] + fold(ending), folded, (ending, joined), found)
+        return frozenset(found)
+
+    def many(self, forms: Iterable[str]) -> dict[str, frozenset[str]]:
+        """``lemmas`` of each folded form."""
+        return {f: self.lemmas(f) for f in forms}
+
+    def _by_tables(self, bare: str, folded: str, join: tuple[str, str] | None, found: set[str]) -> None:
+        """Lemmas whose stem's ending-table forms (joined by ``join``: ending, joined) fold to ``folded``; ``bare``:
+        the folded form before the join."""
+        plain = self._plain
+        for k in range(len(bare) + 1):  # every ending it may have, the whole form and none among them
+            for folded_base, rules in self._rules_by_folded_ending.get(bare[k:], ()):
+                stems = self._stems_by_fold.get(bare[:k] + folded_base)
+                if not stems:
+                    continue
+                for rule in rules:
+                    for stem in stems:
+                        if not stem.endswith(rule.base_ending):
+                            continue
+                        form = stem[: len(stem) - len(rule.base_ending)] + rule.form_ending
+                        if join:
+                            if not form.endswith(join[0]):
+                                continue
+                            form = form[: len(form) - len(join[0])] + join[1]
+                        if not (join is None and stem in plain and rule in plain) and fold(form) != folded:
+                            continue  # (a plain stem and ending fold letter by letter: the form folds to bare)
+                        if stem in self._headwords and rule.pos in (VERBAL if stem in self._verbs else NOMINAL):
+                            found.add(stem)
+                        if rule.pos in NOMINAL:
+                            found |= self._derived_of.get(stem, set())
+
+    def _owners(self, stem: str) -> set[str]:
+        """The lemmas a WikiPali base is a stem of: itself, and the verbs it is a participle or gerundive of."""
+        return {stem} | self._derived_of.get(stem, set())
+
+    # --- the lexicon, indexed backwards (once) ----------------------------------------------------
+
+    @cached_property
+    def _headwords(self) -> frozenset[str]:
+        return self.words.headwords
+
+    @cached_property
+    def _verbs(self) -> frozenset[str]:
+        return frozenset(h for h in self._headwords if h.endswith("ti") and self.words.is_verb(h))
+
+    @cached_property
+    def _derived_of(self) -> dict[str, set[str]]:
+        """A verb's participle and gerundive stem → the verbs it derives from."""
+        out: dict[str, set[str]] = {}
+        for verb in self._verbs:
+            for stem, _ in self.words.derived(verb):
+                out.setdefault(stem, set()).add(verb)
+        return out
+
+    @cached_property
+    def _stems_by_fold(self) -> dict[str, list[str]]:
+        """Headwords and derived stems by their folded spelling."""
+        out: dict[str, list[str]] = {}
+        for stem in self._headwords | self._derived_of.keys():
+            out.setdefault(fold(stem), []).append(stem)
+        return out
+
+    @cached_property
+    def _rules_by_folded_ending(self) -> dict[str, list[tuple[str, list[EndingRule]]]]:
+        """The ending rules a paradigm applies (a lemma ending, a verb's or a declined stem's), by their folded
+        form ending, then by their folded lemma ending."""
+        grouped: dict[str, dict[str, list[EndingRule]]] = {}
+        for rule in self.lexicon.endings:
+            if rule.base_ending and rule.pos in VERBAL + NOMINAL:
+                by_base = grouped.setdefault(fold(rule.form_ending), {})
+                by_base.setdefault(fold(rule.base_ending), []).append(rule)
+        return {ending: list(by_base.items()) for ending, by_base in grouped.items()}
+
+    @cached_property
+    def _plain(self) -> frozenset[str | EndingRule]:
+        """Stems and rules whose spellings fold letter by letter (canonical, no letter folded to two or none):
+        a form made of them folds to its folded stem and ending."""
+
+        def plain(text: str) -> bool:
+            return canon(text) == text and len(fold(text)) == len(text)
+
+        stems = {s for stems in self._stems_by_fold.values() for s in stems if plain(s)}
+        rules = {r for by_base in self._rules_by_folded_ending.values() for _, rs in by_base for r in rs}
+        return frozenset(stems | {r for r in rules if plain(r.form_ending) and plain(r.base_ending)})
+
+    @cached_property
+    def _joins(self) -> list[tuple[str, str, str]]:
+        """The sandhi joins: (ending, joined, joined folded)."""
+        return list(dict.fromkeys((s.ending, s.joined, fold(s.joined)) for s in self.lexicon.sandhi))
+
+    @cached_property
+    def _analysed(self) -> dict[str, set[str]]:
+        """Folded spelling of every word WikiPali analysed → its bases."""
+        out: dict[str, set[str]] = {}
+        for word, base in self.lexicon.analysed_pairs():
+            out.setdefault(fold(word), set()).add(base)
+        return out

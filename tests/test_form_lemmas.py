@@ -1,0 +1,56 @@
+"""A written form's lemmas by the paradigms run backwards (``gantha.search.form_lemmas``) equal, lemma by lemma,
+the paradigms run forwards over the real vocabulary of the test books."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from gantha.search.form_lemmas import FormLemmas
+from gantha.search.words import Words
+from gantha.text.pali import fold
+
+SAMPLE = 400  # lemmas checked: those of the 100 most frequent words, and a random draw of the rest
+
+
+@pytest.fixture(scope="module")
+def backwards(small_store) -> tuple[Words, FormLemmas, dict[str, frozenset[str]]]:
+    words = Words(small_store.lexicon(), small_store)
+    folded = [r[0] for r in small_store.db.query("SELECT DISTINCT fold FROM vocab")]
+    lemmas = FormLemmas(words)
+    return words, lemmas, lemmas.many(folded)
+
+
+def _forwards(words: Words, lemma: str, attested: set[str]) -> set[str]:
+    """The attested folded forms a spelling the lemma's paradigm proposes folds to."""
+    return {fold(form) for form in words._proposals(lemma)} & attested
+
+
+def test_each_lemmas_forms_backwards_equal_its_paradigm_forwards(backwards, small_store):
+    words, _, by_form = backwards
+    attested = set(by_form)
+    named: dict[str, set[str]] = {}
+    for form, lemmas in by_form.items():
+        for lemma in lemmas:
+            named.setdefault(lemma, set()).add(form)
+    spelled = [small_store.forms_by_fold(w)[0][0] for w in small_store.frequent_words(100)]
+    chosen = [lemma for lemma in dict.fromkeys(map(words.lemma, spelled)) if words.is_lemma(lemma)]
+    sample = [*chosen, "parivāsa", "parivasati", "deti"]  # the lemmas of the most frequent words, a few more
+    sample += random.Random(7).sample(sorted(named.keys() - set(sample)), SAMPLE - len(sample))
+    assert len(chosen) > 50 and "bhikkhu" in chosen
+    wrong = {
+        lemma: (named.get(lemma, set()) ^ _forwards(words, lemma, attested))
+        for lemma in sample
+        if named.get(lemma, set()) != _forwards(words, lemma, attested)
+    }
+    assert not wrong, list(wrong.items())[:5]
+
+
+def test_a_verbs_participles_name_the_verb_and_the_family_is_within(backwards):
+    words, lemmas, by_form = backwards
+    assert "parivasati" in lemmas.lemmas("parivasanto")  # a present participle's form names its verb
+    for lemma in ("bhikkhu", "parivāsa", "parivasati", "deti"):
+        family = {fold(f.form) for f in words.family(lemma, compounds=False).forms}
+        named = {form for form, found in by_form.items() if lemma in found}
+        assert family and family <= named, family - named  # today's forms, and spellings that fold alike
