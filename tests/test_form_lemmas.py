@@ -1,5 +1,6 @@
 """A written form's lemmas by the paradigms run backwards (``gantha.search.form_lemmas``) equal, lemma by lemma,
-the paradigms run forwards over the real vocabulary of the test books."""
+the paradigms run forwards over the real vocabulary of the test books: by folded form, and by written form
+exactly ``Words.family``."""
 
 from __future__ import annotations
 
@@ -45,6 +46,19 @@ def test_each_lemmas_forms_backwards_equal_its_paradigm_forwards(backwards, smal
         if named.get(lemma, set()) != _forwards(words, lemma, attested)
     }
     assert not wrong, list(wrong.items())[:5]
+
+
+def test_written_forms_name_exactly_the_lemmas_whose_family_holds_them(backwards, small_store):
+    words, lemmas, _ = backwards
+    written = [r[0] for r in small_store.db.query("SELECT form FROM vocab")]
+    named: dict[str, set[str]] = {}
+    for form, found in lemmas.many(written, written=True).items():
+        for lemma in found:
+            named.setdefault(lemma, set()).add(form)
+    sample = ["bhikkhu", "parivāsa", "parivasati", "deti", "āpatti", "saṅgha"]
+    sample += random.Random(11).sample(sorted(named.keys() - set(sample)), 150)
+    for lemma in sample:
+        assert named.get(lemma, set()) == {f.form for f in words.family(lemma, compounds=False).forms}, lemma
 
 
 def test_a_verbs_participles_name_the_verb_and_the_family_is_within(backwards):

@@ -30,24 +30,28 @@ class FormLemmas:
         self.words = words
         self.lexicon = words.lexicon
 
-    def lemmas(self, folded: str) -> frozenset[str]:
-        """The headwords whose paradigm proposes a spelling that folds to ``folded``."""
+    def lemmas(self, form: str, *, written: bool = False) -> frozenset[str]:
+        """The headwords whose paradigm proposes a spelling that folds to ``form`` (a folded form), or
+        (``written``) that is ``form`` exactly (a written form, canonical)."""
+        folded = fold(form) if written else form
         found: set[str] = set()
-        for base in self._analysed.get(folded, ()):  # WikiPali's analyses of the words spelled so
+        analysed = self._analysed_as_written.get(form, ()) if written else self._analysed.get(form, ())
+        for base in analysed:  # WikiPali's analyses of the words spelled so
             found |= self._owners(base)
-        self._by_tables(folded, folded, None, found)
+        self._by_tables(folded, form, written, None, found)
         for ending, joined, fjoined in self._joins:  # an enclitic join: undone, then the tables
             if folded.endswith(fjoined):
-                self._by_tables(folded[: len(folded) - len(fjoined)] + fold(ending), folded, (ending, joined), found)
+                bare = folded[: len(folded) - len(fjoined)] + fold(ending)
+                self._by_tables(bare, form, written, (ending, joined), found)
         return frozenset(found)
 
-    def many(self, forms: Iterable[str]) -> dict[str, frozenset[str]]:
-        """``lemmas`` of each folded form."""
-        return {f: self.lemmas(f) for f in forms}
+    def many(self, forms: Iterable[str], *, written: bool = False) -> dict[str, frozenset[str]]:
+        """``lemmas`` of each form."""
+        return {f: self.lemmas(f, written=written) for f in forms}
 
-    def _by_tables(self, bare: str, folded: str, join: tuple[str, str] | None, found: set[str]) -> None:
-        """Lemmas whose stem's ending-table forms (joined by ``join``: ending, joined) fold to ``folded``; ``bare``:
-        the folded form before the join."""
+    def _by_tables(self, bare: str, form: str, written: bool, join: tuple[str, str] | None, found: set[str]) -> None:
+        """Lemmas whose stem's ending-table forms (joined by ``join``: ending, joined) are ``form`` (written) or
+        fold to it; ``bare``: the folded form before the join."""
         plain = self._plain
         for k in range(len(bare) + 1):  # every ending it may have, the whole form and none among them
             for folded_base, rules in self._rules_by_folded_ending.get(bare[k:], ()):
@@ -58,12 +62,15 @@ class FormLemmas:
                     for stem in stems:
                         if not stem.endswith(rule.base_ending):
                             continue
-                        form = stem[: len(stem) - len(rule.base_ending)] + rule.form_ending
+                        proposed = stem[: len(stem) - len(rule.base_ending)] + rule.form_ending
                         if join:
-                            if not form.endswith(join[0]):
+                            if not proposed.endswith(join[0]):
                                 continue
-                            form = form[: len(form) - len(join[0])] + join[1]
-                        if not (join is None and stem in plain and rule in plain) and fold(form) != folded:
+                            proposed = proposed[: len(proposed) - len(join[0])] + join[1]
+                        if written:
+                            if proposed != form:
+                                continue
+                        elif not (join is None and stem in plain and rule in plain) and fold(proposed) != form:
                             continue  # (a plain stem and ending fold letter by letter: the form folds to bare)
                         if stem in self._headwords and rule.pos in (VERBAL if stem in self._verbs else NOMINAL):
                             found.add(stem)
@@ -130,9 +137,17 @@ class FormLemmas:
         return list(dict.fromkeys((s.ending, s.joined, fold(s.joined)) for s in self.lexicon.sandhi))
 
     @cached_property
+    def _analysed_as_written(self) -> dict[str, set[str]]:
+        """Every word WikiPali analysed → its bases."""
+        out: dict[str, set[str]] = {}
+        for word, base in self.lexicon.analysed_pairs():
+            out.setdefault(word, set()).add(base)
+        return out
+
+    @cached_property
     def _analysed(self) -> dict[str, set[str]]:
         """Folded spelling of every word WikiPali analysed → its bases."""
         out: dict[str, set[str]] = {}
-        for word, base in self.lexicon.analysed_pairs():
-            out.setdefault(fold(word), set()).add(base)
+        for word, bases in self._analysed_as_written.items():
+            out.setdefault(fold(word), set()).update(bases)
         return out
