@@ -9,6 +9,7 @@ stopwords left out, diacritics folded).
 from __future__ import annotations
 
 from collections import Counter
+from itertools import accumulate
 
 from gantha.text.summary import bag, cosine, norm
 
@@ -40,7 +41,7 @@ def cut(texts: list[str], target: int = TARGET) -> list[int]:
     if sum(sizes) < target * MIN_SECTIONS:
         return [0]
     similarity = shifts(texts)
-    after = [sum(sizes[i:]) for i in range(len(sizes) + 1)]  # characters from paragraph i to the end
+    after = list(accumulate(reversed(sizes), initial=0))[::-1]  # characters from paragraph i to the end
     starts, start = [0], 0
     while True:
         size, candidates, end = 0, [], start
