@@ -1,16 +1,17 @@
-"""The lemmas whose paradigm holds a folded written form: ``Words``' paradigms run backwards.
+"""The lemmas whose paradigm holds a written form: ``Words``' paradigms run backwards.
 
 A lemma's paradigm (``Words.family``) is what WikiPali's analyses and the ending tables propose for it and, for
-a verb, for its participle and gerundive stems, kept where the texts attest it. Here a folded form is taken
-apart instead: every ending of the tables it may end in (after an enclitic join or not), the stem left looked
-up among the headwords and the verbs' derived stems by its folded spelling, and each candidate proposed forward
-again and kept when its spelling folds to the form. The answer depends on the lexicon alone, not on which
-books are indexed: computed once per written form, it names every lemma whose search the form should answer,
-so an index can hold a form's lemmas beside it and search a lemma as one term.
+a verb, for its participle and gerundive stems, kept where the texts attest it. Here a form is taken apart
+instead: every ending of the tables it may end in (after an enclitic join or not), the stem left looked up
+among the headwords and the verbs' derived stems by its folded spelling, and each candidate proposed forward
+again and kept when it gives the form. The answer depends on the lexicon alone, not on which books are
+indexed: computed once per written form, it names every lemma whose search the form should answer, so an
+index could hold a form's lemmas beside it and search a lemma as one term.
 
-A lemma's forms found this way are every attested folded form one of its proposed spellings folds to — a
-superset of ``Words.family``'s, which keeps a proposed spelling only where the texts spell it exactly so
-(``kūlaṃ`` proposed and unattested still finds ``kulaṃ``, which folds alike).
+By written form, a lemma's forms found this way are exactly ``Words.family``'s. By folded form, they are every
+attested folded form one of its proposed spellings folds to — more than the folded family, which keeps a
+proposed spelling only where the texts spell it exactly so (``kūlaṃ`` proposed and unattested still finds
+``kulaṃ``, which folds alike).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from gantha.text.pali import canon, fold
 
 
 class FormLemmas:
-    """Folded form → the headwords whose paradigm proposes a spelling of it, over one lexicon."""
+    """A written or folded form → the headwords whose paradigm proposes it, over one lexicon."""
 
     def __init__(self, words: Words):
         self.words = words
