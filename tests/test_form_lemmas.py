@@ -23,6 +23,15 @@ def backwards(small_store) -> tuple[Words, FormLemmas, dict[str, frozenset[str]]
     return words, lemmas, lemmas.many(folded)
 
 
+def _named(by_form: dict[str, frozenset[str]]) -> dict[str, set[str]]:
+    """Lemma → the forms that name it."""
+    named: dict[str, set[str]] = {}
+    for form, lemmas in by_form.items():
+        for lemma in lemmas:
+            named.setdefault(lemma, set()).add(form)
+    return named
+
+
 def _forwards(words: Words, lemma: str, attested: set[str]) -> set[str]:
     """The attested folded forms a spelling the lemma's paradigm proposes folds to."""
     return {fold(form) for form in words._proposals(lemma)} & attested
@@ -30,31 +39,21 @@ def _forwards(words: Words, lemma: str, attested: set[str]) -> set[str]:
 
 def test_each_lemmas_forms_backwards_equal_its_paradigm_forwards(backwards, small_store):
     words, _, by_form = backwards
-    attested = set(by_form)
-    named: dict[str, set[str]] = {}
-    for form, lemmas in by_form.items():
-        for lemma in lemmas:
-            named.setdefault(lemma, set()).add(form)
+    attested, named = set(by_form), _named(by_form)
     spelled = [small_store.forms_by_fold(w)[0][0] for w in small_store.frequent_words(100)]
     chosen = [lemma for lemma in dict.fromkeys(map(words.lemma, spelled)) if words.is_lemma(lemma)]
     sample = [*chosen, "parivāsa", "parivasati", "deti"]  # the lemmas of the most frequent words, a few more
     sample += random.Random(7).sample(sorted(named.keys() - set(sample)), SAMPLE - len(sample))
     assert len(chosen) > 50 and "bhikkhu" in chosen
-    wrong = {
-        lemma: (named.get(lemma, set()) ^ _forwards(words, lemma, attested))
-        for lemma in sample
-        if named.get(lemma, set()) != _forwards(words, lemma, attested)
-    }
+    differences = {lemma: named.get(lemma, set()) ^ _forwards(words, lemma, attested) for lemma in sample}
+    wrong = {lemma: forms for lemma, forms in differences.items() if forms}
     assert not wrong, list(wrong.items())[:5]
 
 
 def test_written_forms_name_exactly_the_lemmas_whose_family_holds_them(backwards, small_store):
     words, lemmas, _ = backwards
     written = [r[0] for r in small_store.db.query("SELECT form FROM vocab")]
-    named: dict[str, set[str]] = {}
-    for form, found in lemmas.many(written, written=True).items():
-        for lemma in found:
-            named.setdefault(lemma, set()).add(form)
+    named = _named(lemmas.many(written, written=True))
     sample = ["bhikkhu", "parivāsa", "parivasati", "deti", "āpatti", "saṅgha"]
     sample += random.Random(11).sample(sorted(named.keys() - set(sample)), 150)
     for lemma in sample:

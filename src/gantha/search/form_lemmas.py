@@ -40,9 +40,9 @@ class FormLemmas:
         for base in analysed:  # WikiPali's analyses of the words spelled so
             found |= self._owners(base)
         self._by_tables(folded, form, written, None, found)
-        for ending, joined, fjoined in self._joins:  # an enclitic join: undone, then the tables
-            if folded.endswith(fjoined):
-                bare = folded[: len(folded) - len(fjoined)] + fold(ending)
+        for ending, joined, folded_ending, folded_joined in self._joins:  # an enclitic join: undone, then the tables
+            if folded.endswith(folded_joined):
+                bare = folded[: len(folded) - len(folded_joined)] + folded_ending
                 self._by_tables(bare, form, written, (ending, joined), found)
         return frozenset(found)
 
@@ -73,7 +73,7 @@ class FormLemmas:
                                 continue
                         elif not (join is None and stem in plain and rule in plain) and fold(proposed) != form:
                             continue  # (a plain stem and ending fold letter by letter: the form folds to bare)
-                        if stem in self._headwords and rule.pos in (VERBAL if stem in self._verbs else NOMINAL):
+                        if self.words.is_lemma(stem) and rule.pos in (VERBAL if stem in self._verbs else NOMINAL):
                             found.add(stem)
                         if rule.pos in NOMINAL:
                             found |= self._derived_of.get(stem, set())
@@ -85,12 +85,8 @@ class FormLemmas:
     # --- the lexicon, indexed backwards (once) ----------------------------------------------------
 
     @cached_property
-    def _headwords(self) -> frozenset[str]:
-        return self.words.headwords
-
-    @cached_property
     def _verbs(self) -> frozenset[str]:
-        return frozenset(h for h in self._headwords if h.endswith("ti") and self.words.is_verb(h))
+        return frozenset(h for h in self.words.headwords if h.endswith("ti") and self.words.is_verb(h))
 
     @cached_property
     def _derived_of(self) -> dict[str, set[str]]:
@@ -105,7 +101,7 @@ class FormLemmas:
     def _stems_by_fold(self) -> dict[str, list[str]]:
         """Headwords and derived stems by their folded spelling."""
         out: dict[str, list[str]] = {}
-        for stem in self._headwords | self._derived_of.keys():
+        for stem in self.words.headwords | self._derived_of.keys():
             out.setdefault(fold(stem), []).append(stem)
         return out
 
@@ -133,9 +129,9 @@ class FormLemmas:
         return frozenset(stems | {r for r in rules if plain(r.form_ending) and plain(r.base_ending)})
 
     @cached_property
-    def _joins(self) -> list[tuple[str, str, str]]:
-        """The sandhi joins: (ending, joined, joined folded)."""
-        return list(dict.fromkeys((s.ending, s.joined, fold(s.joined)) for s in self.lexicon.sandhi))
+    def _joins(self) -> list[tuple[str, str, str, str]]:
+        """The sandhi joins: (ending, joined, both folded)."""
+        return list(dict.fromkeys((s.ending, s.joined, fold(s.ending), fold(s.joined)) for s in self.lexicon.sandhi))
 
     @cached_property
     def _analysed_as_written(self) -> dict[str, set[str]]:
