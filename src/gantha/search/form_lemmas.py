@@ -8,6 +8,9 @@ again and kept when it gives the form. The answer depends on the lexicon alone, 
 indexed: computed once per written form, it names every lemma whose search the form should answer, so an
 index could hold a form's lemmas beside it and search a lemma as one term.
 
+``tabulate`` keeps every written form's lemmas in the store beside the vocabulary (``vocab_lemmas``), so that
+a lemma's attested forms are one indexed query (``Words``' paradigms of the ordinary search).
+
 By written form, a lemma's forms found this way are exactly ``Words.family``'s. By folded form, they are every
 attested folded form one of its proposed spellings folds to — more than the folded family, which keeps a
 proposed spelling only where the texts spell it exactly so (``kūlaṃ`` proposed and unattested still finds
@@ -16,12 +19,44 @@ proposed spelling only where the texts spell it exactly so (``kūlaṃ`` propose
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from functools import cached_property
 
 from gantha.model import EndingRule
 from gantha.search.words import NOMINAL, VERBAL, Words
+from gantha.store.base import Store
 from gantha.text.pali import canon, fold
+
+_last: dict[str, FormLemmas] = {}  # the lexicon indexed backwards last, by its key (a few seconds to index again)
+_last_lock = threading.Lock()
+
+
+def due(store: Store, words: Words) -> bool:
+    """Whether the store's forms' lemmas lag behind its vocabulary or its lexicon (never without a lexicon)."""
+    usable = words.headwords and not getattr(words.lexicon, "problem", None)
+    return bool(usable) and store.form_lemmas_state() != words.table_state
+
+
+def tabulate(store: Store) -> int:
+    """Bring the store's forms' lemmas up to date with its vocabulary and lexicon: the written forms added since
+    they were computed, every form when the lexicon changed (the whole CST: about 30 s of one core). Returns the
+    forms computed (0: already current, or no lexicon)."""
+    words = Words(store.lexicon(), store)
+    if not due(store, words):
+        return 0
+    state, recorded = words.table_state, store.form_lemmas_state()
+    key = state.split("\n")[0]
+    everything = recorded.split("\n")[0] != key
+    forms = store.forms_without_lemmas(everything)
+    with _last_lock:
+        backwards = _last.get(key)
+        if backwards is None:
+            _last.clear()
+            backwards = _last[key] = FormLemmas(words).indexed()
+        found = backwards.many(forms, written=True)
+    store.put_form_lemmas(found, state, replace=everything)
+    return len(forms)
 
 
 class FormLemmas:
@@ -45,6 +80,13 @@ class FormLemmas:
                 bare = folded[: len(folded) - len(folded_joined)] + folded_ending
                 self._by_tables(bare, form, written, (ending, joined), found)
         return frozenset(found)
+
+    def indexed(self) -> FormLemmas:
+        """These lemmas with the lexicon indexed backwards for written forms now (kept past its store's close)."""
+        for name in ("_verbs", "_derived_of", "_stems_by_fold", "_rules_by_folded_ending", "_plain", "_joins"):
+            getattr(self, name)
+        self._analysed_as_written  # noqa: B018 - computed now, while the lexicon is open
+        return self
 
     def many(self, forms: Iterable[str], *, written: bool = False) -> dict[str, frozenset[str]]:
         """``lemmas`` of each form."""

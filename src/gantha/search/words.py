@@ -34,6 +34,7 @@ VERBAL, NOMINAL = (".v.", ".v:ind."), (".n.", ".ti.")  # ending tables of finite
 RECENT_KEPT = 128  # the families and inflections asked for last, computed again when the vocabulary changes
 RULES = 4  # how inflections are chosen: kept ones of an earlier rule are computed again
 WARM_SECONDS = 20.0  # at most this long per reopen (a cold family of dhamma: about a second)
+TABLE_RECHECK = 5.0  # seconds between two looks at whether the forms' lemmas caught up with the vocabulary
 Kind = tuple[bool, bool] | None  # a family with (compounds, derivatives), or None: an inflection
 
 
@@ -97,6 +98,8 @@ class Words:
         self._stamp = self._stamp_of(lexicon, store)
         self._recent: OrderedDict[tuple[str, Kind], None] = OrderedDict()  # (lemma, its kind of family) or (word, None)
         self._recent_lock = threading.Lock()
+        self._tabulated_at: float | None = None  # when the store's forms' lemmas were found current (None: not yet)
+        self._table_checked = -TABLE_RECHECK
 
     def family(self, lemma: str, compounds: bool = True, derivatives: bool = False) -> Family:
         """A lemma's attested forms, (``derivatives``) its derivatives and (``compounds``) the compounds it
@@ -146,6 +149,21 @@ class Words:
             return Words(lexicon, store).warmed(asked)
         self.lexicon, self.store, self.compounds.store = lexicon, store, store
         return self
+
+    @property
+    def table_state(self) -> str:
+        """What the store's table of forms' lemmas must have been computed for to serve these words: this
+        lexicon (a key of its sources) and this vocabulary (its stamp)."""
+        return f"{hashlib.sha1(repr(self._stamp[1]).encode()).hexdigest()}\n{self._stamp[0]}"
+
+    def _tabulated(self) -> bool:
+        """Whether the store's forms' lemmas hold this vocabulary and lexicon (looked at again every few seconds
+        until they do: a write's tabulation ends after its vocabulary)."""
+        if self._tabulated_at is None and time.monotonic() - self._table_checked > TABLE_RECHECK:
+            self._table_checked = time.monotonic()
+            if self.store.form_lemmas_state() == self.table_state and not getattr(self.lexicon, "problem", None):
+                self._tabulated_at = self._table_checked
+        return self._tabulated_at is not None
 
     @cached_property
     def headwords(self) -> frozenset[str]:
@@ -322,8 +340,11 @@ class Words:
         kept = self._kept.get(lemma, "paradigm")
         if kept is not MISSING:
             return kept[0], tuple(kept[1])  # type: ignore[index]
-        family = self.family(lemma, False)
-        found = sum(f.paragraphs for f in family.forms), tuple(dict.fromkeys(fold(f) for f in family.words()))
+        if self.is_lemma(lemma) and self._tabulated():  # one indexed query, not the paradigm's thousand proposals
+            forms = sorted(((form, n) for form, n, _ in self.store.lemma_forms(lemma)), key=lambda f: (-f[1], f[0]))
+        else:
+            forms = [(f.form, f.paragraphs) for f in self.family(lemma, False).forms]
+        found = sum(n for _, n in forms), tuple(dict.fromkeys(fold(form) for form, _ in forms))
         if not getattr(self.lexicon, "problem", None):
             self._kept.put(lemma, [found[0], found[1]], "paradigm")
         return found

@@ -328,6 +328,18 @@ class Store(Protocol):
 
     def forms_by_fold(self, folded: str) -> list[tuple[str, int, int]]: ...
 
+    def form_lemmas_state(self) -> str:
+        """What the forms' lemmas were computed for (lexicon key newline vocabulary stamp), '' if never."""
+        ...
+
+    def forms_without_lemmas(self, everything: bool = False) -> list[str]: ...
+
+    def put_form_lemmas(self, lemmas: dict[str, Iterable[str]], state: str, *, replace: bool = False) -> None: ...
+
+    def lemma_forms(self, lemma: str) -> list[tuple[str, int, int]]:
+        """A lemma's attested written forms by the forms' lemmas: (form, paragraphs, bold paragraphs)."""
+        ...
+
     # --- side services -----------------------------------------------------------------------------
     def lexicon(self) -> Lexicon:
         """The word analyses, ending tables and dictionaries loaded beside this index."""

@@ -42,7 +42,10 @@ CREATE INDEX IF NOT EXISTS vocab_form ON vocab (form);
 CREATE INDEX IF NOT EXISTS vocab_rev ON vocab (rev);
 CREATE TABLE IF NOT EXISTS vocab_top (prefix TEXT, rank INTEGER, fold TEXT, form TEXT, paragraphs INTEGER);
 CREATE INDEX IF NOT EXISTS vocab_top_prefix ON vocab_top (prefix, rank);
-CREATE TABLE IF NOT EXISTS vocab_changes (form TEXT PRIMARY KEY, paragraphs INTEGER NOT NULL, bold INTEGER NOT NULL)
+CREATE TABLE IF NOT EXISTS vocab_changes (form TEXT PRIMARY KEY, paragraphs INTEGER NOT NULL, bold INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS vocab_lemmas (form TEXT NOT NULL, lemma TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS vocab_lemmas_form ON vocab_lemmas (form);
+CREATE INDEX IF NOT EXISTS vocab_lemmas_lemma ON vocab_lemmas (lemma)
 """
 
 

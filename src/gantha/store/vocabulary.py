@@ -4,6 +4,7 @@ reversed, for forms, compounds, suggestions and did-you-mean. Kept in SQL beside
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from gantha.store.sql import Database
@@ -16,6 +17,8 @@ LAST = "\U0010ffff"  # above every character: ``>= p AND < p + LAST`` is a prefi
 CHANNEL = "pali"  # the channel whose words the vocabulary holds: writes to other channels leave it as it is
 VOCAB_INDEXES = {"vocab_fold": "vocab (fold)", "vocab_form": "vocab (form)", "vocab_rev": "vocab (rev)"}
 STALE = "vocabulary_stale"  # meta key: Pali documents were committed after the vocabulary was tabulated
+FORM_LEMMAS = "form_lemmas"  # meta key: the lexicon and the vocabulary stamp ``vocab_lemmas`` was computed for
+NO_LEMMA = ""  # vocab_lemmas' lemma of a form that belongs to none (computed, so not computed again)
 
 
 class Vocabulary:
@@ -145,6 +148,45 @@ class Vocabulary:
             "SELECT fold FROM vocab ORDER BY paragraphs DESC, fold LIMIT ?", (2 * limit,)
         )
         return list(dict.fromkeys(r[0] for r in rows))[:limit]
+
+    # --- each written form's lemmas -------------------------------------------------------------
+
+    def form_lemmas_state(self) -> str:
+        """What ``vocab_lemmas`` was computed for (``lexicon key`` newline ``vocabulary stamp``), '' if never."""
+        rows = self.db.query("SELECT value FROM meta WHERE key=?", (FORM_LEMMAS,))
+        return rows[0][0] if rows else ""
+
+    def forms_without_lemmas(self, everything: bool = False) -> list[str]:
+        """The vocabulary's written forms whose lemmas were not computed (``everything``: all of them)."""
+        if everything:
+            return [r[0] for r in self.db.query("SELECT form FROM vocab")]
+        return [
+            r[0]
+            for r in self.db.query(
+                "SELECT form FROM vocab v WHERE NOT EXISTS (SELECT 1 FROM vocab_lemmas l WHERE l.form = v.form)"
+            )
+        ]
+
+    def put_form_lemmas(self, lemmas: dict[str, Iterable[str]], state: str, *, replace: bool = False) -> None:
+        """Record these forms' lemmas (a form with none recorded as computed) and what they were computed for,
+        in one transaction (``replace``: instead of every form's recorded before, as after a lexicon change)."""
+        rows = [(form, lemma) for form, found in lemmas.items() for lemma in (sorted(found) or [NO_LEMMA])]
+        with self.db.transaction():
+            if replace:
+                self.db.execute("DELETE FROM vocab_lemmas")
+            self.db.insert("vocab_lemmas", rows, 2)
+            self.db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value=excluded.value",
+                (FORM_LEMMAS, state),
+            )
+
+    def lemma_forms(self, lemma: str) -> list[tuple[str, int, int]]:
+        """A lemma's attested written forms by ``vocab_lemmas``: (form, paragraphs, bold paragraphs)."""
+        rows = self.db.query(
+            "SELECT form, paragraphs, bold FROM vocab WHERE form IN (SELECT form FROM vocab_lemmas WHERE lemma=?)",
+            (lemma,),
+        )
+        return [tuple(r) for r in rows]  # type: ignore[misc]
 
     def word_counts(self, forms: list[str]) -> dict[str, tuple[int, int]]:
         """Paragraphs and bold paragraphs of the Pali holding each written form (attested ones only)."""
