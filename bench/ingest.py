@@ -1,4 +1,6 @@
-"""Whole-corpus ingest: wall time (the links between paragraphs included, and apart), peak RSS, index size.
+"""Whole-corpus ingest: wall time (the links between paragraphs included, and apart), peak RSS, index size; the
+lexicon and translations beside it, and every written form's lemmas tabulated once they are all in (what
+``gantha ingest all`` does at its end).
 
     python bench/ingest.py [CST_DIR]
 """
@@ -9,9 +11,11 @@ import json
 import resource
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from gantha.ingest import ingest_cst, ingest_lexicon, ingest_myanmar, ingest_suttacentral
+from gantha.search import form_lemmas
 from gantha.store.embedded import EmbeddedStore
 
 from common import CST, INDEX, dir_size
@@ -37,6 +41,9 @@ def main() -> None:
     for source, run in (("myanmar", ingest_myanmar), ("suttacentral", ingest_suttacentral)):
         if (data / source).exists():
             extra[source] = run(store, data / source, force=True).seconds
+    started = time.perf_counter()
+    forms = form_lemmas.tabulate(store)
+    extra["form_lemmas"] = {"forms": forms, "seconds": round(time.perf_counter() - started, 1)}
     store.close()
     report = {
         "books": summary.books,

@@ -14,7 +14,7 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -248,9 +248,18 @@ class Words:
         return [(s, label) for s, label in stems.items() if s != lemma]
 
     def is_verb(self, lemma: str) -> bool:
-        if not lemma.endswith("ti"):
-            return False
-        kinds = {e.pos for e in self.lexicon.entries(lemma) if e.pos}
+        return lemma.endswith("ti") and self._verb_by(lemma, self.lexicon.entries(lemma))
+
+    def verbs(self, lemmas: Iterable[str]) -> frozenset[str]:
+        """The verbs among ``lemmas`` (``is_verb`` of many, their dictionary entries read at once)."""
+        candidates = [lemma for lemma in lemmas if lemma.endswith("ti")]
+        entries = self.lexicon.entries_of(candidates)
+        return frozenset(lemma for lemma in candidates if self._verb_by(lemma, entries.get(lemma, [])))
+
+    @staticmethod
+    def _verb_by(lemma: str, entries: list) -> bool:
+        """A lemma in -ti is a verb by its dictionary entries' parts of speech, or without any by its ending."""
+        kinds = {e.pos for e in entries if e.pos}
         return any(k.startswith(".v") for k in kinds) if kinds else lemma.endswith(("ati", "eti", "oti"))
 
     @cached_property
