@@ -179,3 +179,15 @@ def test_an_index_made_with_bm25_on_a_server_that_lost_the_extension_is_refused(
     deploy_postgres._start(data)
     with pytest.raises(StoreError, match="shared_preload_libraries"):
         open_store(url, create=False)
+
+
+def test_damaged_data_is_a_store_error_that_says_what_to_do(indexed):
+    """A table rewritten under pg_textsearch 1.0 (VACUUM FULL: measured on the whole CST, its BM25 index then read
+    blocks past the table's end until reindexed and the server restarted) answers a store error with the remedy,
+    which the API gives as 503 index_unavailable, not a bare 500."""
+    from psycopg import errors
+
+    store = open_store(indexed, create=False)
+    with pytest.raises(StoreError, match="REINDEX its bm25 indexes and restart PostgreSQL"), store.db._errors():
+        raise errors.DataCorrupted('could not read blocks 87640..87640 in file "base/16384/1972006"')
+    store.close()

@@ -169,7 +169,7 @@ class PostgresDatabase(Database):
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
-        """psycopg's errors as the store's: unreachable, read-only, stopped at the statement timeout."""
+        """psycopg's errors as the store's: unreachable, read-only, stopped at the statement timeout, damaged."""
         from psycopg import errors
         from psycopg_pool import PoolTimeout
 
@@ -181,6 +181,11 @@ class PostgresDatabase(Database):
             ) from exc
         except errors.QueryCanceled as exc:
             raise StoreError(f"the database stopped a statement at its timeout ({self._timeout_ms} ms)") from exc
+        except (errors.DataCorrupted, errors.IndexCorrupted) as exc:  # e.g. a BM25 index reading a rewritten table
+            raise StoreError(
+                f"the database reports damaged data ({exc}); if docs was rewritten (VACUUM FULL, CLUSTER), "
+                "REINDEX its bm25 indexes and restart PostgreSQL"
+            ) from exc
         except (self._psycopg.OperationalError, PoolTimeout) as exc:
             raise DatabaseError(f"cannot reach {redacted(self.url)}: {exc}".strip()) from exc
 
