@@ -2,6 +2,7 @@
 and what a lemma field would change for the ordinary (inflection-blind) search.
 
     python bench/lemmas.py [--sample N] [--field]
+    python bench/lemmas.py --table
 
 GANTHA_BENCH_INDEX: an index with the whole CST and the lexicon (default var/bench-index).
 
@@ -16,6 +17,10 @@ Prints, as JSON:
   ``lemma`` by folded form, ``lemma_written`` by written form), built here, and for each query list the ordinary
   search's word as today (BM25 over the union of its lemma's folded forms) and as one lemma term of each field:
   latency p50/p95 (top 10 with the count), totals fewer/equal/more than today's, the top-10 overlap.
+
+``--table`` instead: every written form's lemmas tabulated into the index (``form_lemmas.tabulate``, all of them
+again), then each list's words read as the ordinary search reads them (``Words.inflection``, nothing kept) with
+each lemma's forms from the table and from the paradigms: time, p50/p95 a word, and whether all are the same.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from pathlib import Path
 import tantivy
 
 from backends import read_queries
+from gantha.search import form_lemmas
+from gantha.search.expansions import MISSING
 from gantha.search.form_lemmas import FormLemmas
 from gantha.search.words import Words
 from gantha.store.embedded import EmbeddedStore
@@ -197,12 +204,57 @@ def compare(store: EmbeddedStore, words: Words, side: tantivy.Index, queries: li
     return out
 
 
+class _NothingKept:
+    """No inflection kept beside the index: each computed."""
+
+    usable = False
+
+    def get(self, *_):
+        return MISSING
+
+    def put(self, *_):
+        pass
+
+
+def table(store: EmbeddedStore) -> dict:
+    """The forms' lemmas tabulated afresh, then each list's inflections by the table and by the paradigms."""
+    store.set_meta("form_lemmas", "")
+    started = time.perf_counter()
+    out: dict = {"tabulated_forms": form_lemmas.tabulate(store), "tabulate_s": round(time.perf_counter() - started, 1)}
+    Words(store.lexicon(), store).inflection("dhammo")  # the lexicon's own caches (its lemmatizer) ready for both
+    for name, path in LISTS.items():
+        queries, found = read_queries(path), {}
+        for by_table in (True, False):
+            words = Words(store.lexicon(), store)
+            words.__dict__["_kept"] = _NothingKept()
+            if not by_table:
+                words._tabulated = lambda: False  # type: ignore[method-assign]
+            times, got = [], []
+            for q in queries:
+                t = time.perf_counter()
+                got.append(words.inflection(q))
+                times.append((time.perf_counter() - t) * 1000)
+            found[by_table] = got
+            out[f"{name}, {'table' if by_table else 'paradigms'}"] = {
+                "seconds": round(sum(times) / 1000, 2),
+                "p50_ms": round(percentile(times, 50), 1),
+                "p95_ms": round(percentile(times, 95), 1),
+            }
+        same = sum(a == b for a, b in zip(found[True], found[False], strict=True))
+        out[f"{name}, the same inflections"] = f"{same}/{len(queries)}"
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sample", type=int, default=1000, help="lemmas checked forwards against backwards")
     parser.add_argument("--field", action="store_true", help="build the side index and compare the searches")
+    parser.add_argument("--table", action="store_true", help="only: the forms' lemmas tabulated, inflections by them")
     args = parser.parse_args()
     store = EmbeddedStore(INDEX, create=False)
+    if args.table:
+        print(json.dumps(table(store), indent=1))
+        return
     words = Words(store.lexicon(), store)
     by_form, by_written, report = backwards(store, words)
     out: dict = {"backwards": report}

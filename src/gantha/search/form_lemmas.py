@@ -37,8 +37,8 @@ def due(store: Store, words: Words) -> bool:
 
 def tabulate(store: Store) -> int:
     """Bring the store's forms' lemmas up to date with its vocabulary and lexicon: the written forms added since
-    they were computed, every form when the lexicon changed (the whole CST: about 30 s of one core). Returns the
-    forms computed (0: already current, or no lexicon). The lexicon indexed backwards: about 3.4 s, 225 MiB."""
+    they were computed, every form when the lexicon changed (the whole CST: about 28 s of one core, the lexicon
+    indexed backwards first, about 3 s of it). Returns the forms computed (0: already current, or no lexicon)."""
     words = Words(store.lexicon(), store)
     if not due(store, words):
         return 0

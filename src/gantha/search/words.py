@@ -98,7 +98,7 @@ class Words:
         self._stamp = self._stamp_of(lexicon, store)
         self._recent: OrderedDict[tuple[str, Kind], None] = OrderedDict()  # (lemma, its kind of family) or (word, None)
         self._recent_lock = threading.Lock()
-        self._tabulated_at: float | None = None  # when the store's forms' lemmas were found current (None: not yet)
+        self._table_current = False  # the store's forms' lemmas hold this vocabulary and lexicon
         self._table_checked = -TABLE_RECHECK
 
     def family(self, lemma: str, compounds: bool = True, derivatives: bool = False) -> Family:
@@ -159,11 +159,11 @@ class Words:
     def _tabulated(self) -> bool:
         """Whether the store's forms' lemmas hold this vocabulary and lexicon (looked at again every few seconds
         until they do: a write's tabulation ends after its vocabulary)."""
-        if self._tabulated_at is None and time.monotonic() - self._table_checked > TABLE_RECHECK:
+        if not self._table_current and time.monotonic() - self._table_checked > TABLE_RECHECK:
             self._table_checked = time.monotonic()
-            if self.store.form_lemmas_state() == self.table_state and not getattr(self.lexicon, "problem", None):
-                self._tabulated_at = self._table_checked
-        return self._tabulated_at is not None
+            problem = getattr(self.lexicon, "problem", None)
+            self._table_current = self.store.form_lemmas_state() == self.table_state and not problem
+        return self._table_current
 
     @cached_property
     def headwords(self) -> frozenset[str]:
