@@ -38,7 +38,6 @@ import tantivy
 
 from backends import read_queries
 from gantha.search import form_lemmas
-from gantha.search.expansions import MISSING
 from gantha.search.form_lemmas import FormLemmas
 from gantha.search.words import Words
 from gantha.store.embedded import EmbeddedStore
@@ -204,18 +203,6 @@ def compare(store: EmbeddedStore, words: Words, side: tantivy.Index, queries: li
     return out
 
 
-class _NothingKept:
-    """No inflection kept beside the index: each computed."""
-
-    usable = False
-
-    def get(self, *_):
-        return MISSING
-
-    def put(self, *_):
-        pass
-
-
 def table(store: EmbeddedStore) -> dict:
     """The forms' lemmas tabulated afresh, then each list's inflections by the table and by the paradigms."""
     store.set_meta("form_lemmas", "")
@@ -226,7 +213,7 @@ def table(store: EmbeddedStore) -> dict:
         queries, found = read_queries(path), {}
         for by_table in (True, False):
             words = Words(store.lexicon(), store)
-            words.__dict__["_kept"] = _NothingKept()
+            words._kept.close()  # nothing kept beside the index: each inflection computed
             if not by_table:
                 words._tabulated = lambda: False  # type: ignore[method-assign]
             times, got = [], []

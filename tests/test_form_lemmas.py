@@ -11,7 +11,6 @@ import pytest
 
 from gantha.ingest import ingest_cst
 from gantha.search import form_lemmas
-from gantha.search.expansions import MISSING
 from gantha.search.form_lemmas import FormLemmas
 from gantha.search.words import Words
 from gantha.store.embedded import EmbeddedStore
@@ -76,20 +75,9 @@ def test_a_verbs_participles_name_the_verb_and_the_family_is_within(backwards):
         assert family and family <= named, family - named  # today's forms, and spellings that fold alike
 
 
-class _NothingKept:
-    """No inflection kept beside the index: each computed here."""
-
-    usable = False
-
-    def get(self, *_):
-        return MISSING
-
-    def put(self, *_):
-        pass
-
-
 def _computed(words: Words) -> Words:
-    words.__dict__["_kept"] = _NothingKept()
+    """These words with nothing kept beside the index: each inflection computed here."""
+    words._kept.close()
     return words
 
 
