@@ -15,9 +15,11 @@ import tempfile
 import threading
 from pathlib import Path
 
+import orjson
 import pytest
 
 from gantha.ingest import ingest_cst
+from gantha.model import Passage
 from gantha.store.base import Clause, StoreError, StoreQuery
 from gantha.store.factory import open_store
 from test_store_conformance import _passage, _record
@@ -29,6 +31,7 @@ pytest.importorskip("pgserver")
 import deploy_postgres
 
 BOOK = "vin02m3.mul"  # the Cūḷavagga: 1,500 paragraphs, words from the rarest to bhikkhu and ca
+GLOSSED = "s0501a.att"  # the Khuddakapāṭha's commentary: words in bold, ranked first
 
 
 def _free_port() -> int:
@@ -50,10 +53,10 @@ def folder():
 
 @pytest.fixture(scope="module")
 def indexed(folder, tmp_path_factory) -> str:
-    """A fresh server with the project's settings, holding one real CST book; its URL."""
+    """A fresh server with the project's settings, holding two real CST books; its URL."""
     url = deploy_postgres.start_primary(folder / "bm25", _free_port())
     store = open_store(url)
-    assert ingest_cst(store, link_books(tmp_path_factory.mktemp("cst"), (BOOK,))).ok
+    assert ingest_cst(store, link_books(tmp_path_factory.mktemp("cst"), (BOOK, GLOSSED))).ok
     store.close()
     return url
 
@@ -91,7 +94,8 @@ def test_postgresql_cuts_the_ranked_text_into_the_analysed_tokens(indexed):
         StoreQuery(must=[Clause("fold", ["ca"])], limit=10, offset=20),
         StoreQuery(must=[Clause("exact", ["saṅgho", "saṅghassa", "saṅghaṃ"])], filters={"primary": ["yes"]}),
         StoreQuery(
-            must=[Clause("exact", ["parivāsaṃ", "mānattaṃ", "abbhānaṃ"], "set")], scoring=[Clause("exact", ["abbhānaṃ"])]
+            must=[Clause("exact", ["parivāsaṃ", "mānattaṃ", "abbhānaṃ"], "set")],
+            scoring=[Clause("exact", ["abbhānaṃ"])],
         ),
         StoreQuery(must=[Clause("fold", ["parivasam"]), Clause("fold", ["deti"])]),
     ],
@@ -114,6 +118,37 @@ def test_a_page_from_the_index_is_the_page_of_bm25_over_every_match(indexed, mon
     overlap = {h.passage.doc_id for h in got.hits} & {h.passage.doc_id for h in want.hits}
     assert len(overlap) >= 0.8 * len(want.hits)
     assert got.hits[0].score == pytest.approx(want.hits[0].score, rel=0.1)
+
+
+def test_many_matches_ranked_first_are_walked_down_the_index_else_ranked_in_sql(indexed, monkeypatch):
+    """Past :data:`FIRST_SCORED` matches ranked first, the page's are found down the BM25 index (its scores, as
+    if each were scored); a walk longer than :data:`FIRST_WALK_MS` gives way to the SQL ranking."""
+    import gantha.store.postgres.store as pg
+    from gantha.store.postgres.compiler import Plan, scored_words
+
+    store = open_store(indexed, create=False)
+    words = ["buddham", "saranam", "gacchami", "dhammam", "sangham"]
+    q = StoreQuery(must=[Clause("fold", words)], rank_first=[Clause("bold_fold", words)])
+    monkeypatch.setattr(pg, "KEPT_FROM", 10**9)  # nothing kept: each way computed
+    monkeypatch.setattr(pg, "FIRST_SCORED", 10**9)
+    scored = store.search(q)
+    monkeypatch.setattr(pg, "FIRST_SCORED", 0)
+    walked = store.search(q)
+    first = [h for h in scored.hits if h.ranked_first]
+    assert first and [h.ranked_first for h in walked.hits] == [h.ranked_first for h in scored.hits]
+    assert [h.score for h in walked.hits] == pytest.approx([h.score for h in scored.hits])
+    assert {h.passage.doc_id for h in walked.hits} == {h.passage.doc_id for h in scored.hits}
+    walk = Plan.bm25_first
+    monkeypatch.setattr(  # a walk that takes a second
+        Plan, "bm25_first", lambda self, limit: f"SELECT w.* FROM ({walk(self, limit)}) w, pg_sleep(1) s"
+    )
+    monkeypatch.setattr(pg, "FIRST_WALK_MS", 50)
+    fallen = store.search(q)
+    plan = Plan(q, store._collection(), store._df(scored_words(q)), store._expand)
+    in_sql = store.db.fetch(plan.page(None, first_only=True, window=(q.limit, 0)))
+    want = [Passage(**orjson.loads(passage)).doc_id for _, _, ranked_first, _, passage in in_sql if ranked_first]
+    assert [h.passage.doc_id for h in fallen.hits if h.ranked_first] == want and want
+    store.close()
 
 
 def test_searches_go_on_while_a_book_is_written_again(indexed, tmp_path):

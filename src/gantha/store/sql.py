@@ -29,6 +29,10 @@ class DatabaseError(StoreError):
     """The database cannot be reached or used."""
 
 
+class StatementTimeout(StoreError):
+    """The database stopped a statement at its timeout."""
+
+
 class Database:
     """A connection (a pool of them for PostgreSQL) with a lock, transactions and bulk inserts."""
 
@@ -180,7 +184,7 @@ class PostgresDatabase(Database):
                 f"{redacted(self.url)} is read-only (a replica or a read-only role): writes go to the primary"
             ) from exc
         except errors.QueryCanceled as exc:
-            raise StoreError(f"the database stopped a statement at its timeout ({self._timeout_ms} ms)") from exc
+            raise StatementTimeout(f"the database stopped a statement at its timeout ({self._timeout_ms} ms)") from exc
         except (errors.DataCorrupted, errors.IndexCorrupted) as exc:  # e.g. a BM25 index reading a rewritten table
             raise StoreError(
                 f"the database reports damaged data ({exc}); if docs was rewritten (VACUUM FULL, CLUSTER), "
@@ -215,11 +219,12 @@ class PostgresDatabase(Database):
             cur.execute(sql, args)
             return cur.fetchall()
 
-    def fetch_planned(self, sql: str, settings: dict[str, str]) -> list[tuple]:
+    def fetch_planned(self, sql: str, settings: dict[str, str], timeout_ms: int | None = None) -> list[tuple]:
         """Rows of a read under planner settings of its own (``SET LOCAL``, in a transaction of its own, with
-        the statement timeout of reads)."""
+        the statement timeout of reads, or ``timeout_ms`` if shorter: :class:`StatementTimeout` past it)."""
+        timeout = min((t for t in (self._timeout_ms, timeout_ms) if t), default=0)  # 0: none
         with self._errors(), self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            for name, value in {**settings, "statement_timeout": str(self._timeout_ms)}.items():
+            for name, value in {**settings, "statement_timeout": str(timeout)}.items():
                 cur.execute(f"SET LOCAL {name} = {value}")
             cur.execute(sql)
             return cur.fetchall()

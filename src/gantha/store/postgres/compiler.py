@@ -111,6 +111,7 @@ class Plan:
         self.times: dict[str, dict[str, int]] = {}  # column → word → the clauses ranking it by its idf
         self.plain = True  # every score is the BM25 of words by their idfs, plus constants (see :meth:`bm25`)
         self.match = self._match()
+        self.worded = bool(q.must or q.should or any(q.alternatives))  # the match has words (GIN finds them)
         for c in q.must:
             self._score(c, always=True)
         for c in (*q.should, *(c for g in q.alternatives for c in g), *q.scoring):
