@@ -32,6 +32,10 @@ frequent words' inflections; on PostgreSQL the counts of their searches: :func:`
   (``--force``) into the store the server reads, by a second process; its ingest time is given too; then
   in-process, the list searched on both stores in turn while the commentary is written again into both.
 
+Each of these four measurements starts from what an ingest leaves: what earlier searches kept in the stores
+(inflections, PostgreSQL's counts and rankings) is forgotten first (:func:`forget`), so ``--skip-ingest`` runs
+and the in-process passes after the servers' are as cold as the first.
+
 ``--queries FILE``: another list of distinct queries in place of bench/queries.txt (bench/queries2.txt, drawn
 by bench/draw_queries.py with another seed, is the list nothing was tuned on). ``--books``: only the CST books
 whose names begin so (comma-separated), for a machine too busy for the whole
@@ -309,6 +313,24 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def forget(stores: dict[str, str]) -> None:
+    """Forget what searches kept in the stores (each store's expansions, PostgreSQL's counts and rankings), so that
+    a phase starts as cold as right after an ingest, whatever ran before it."""
+    from gantha.search.expansions import FILE
+    from gantha.store.factory import open_store
+
+    for location in stores.values():
+        store = open_store(location, create=False)
+        try:
+            for path in store.files().glob(FILE + "*"):
+                path.unlink()
+            if store.db.has_table("kept"):  # PostgreSQL
+                store.db.execute("DELETE FROM kept")
+                store.db.execute("DELETE FROM prepared_counts")
+        finally:
+            store.close()
+
+
 def cold(location: str, seconds: int, workers: int = 2) -> dict:
     """A fresh server right after the ingest (nothing prepared, no load before): the load measured from its
     first request (one path asked first, to know it answers)."""
@@ -478,15 +500,19 @@ def main() -> None:
     report["load_average_at_start"] = [round(x, 2) for x in psutil.getloadavg()]
     if "cold" in phases and not args.in_process:  # before anything else reads the stores
         for name, location in stores.items():
+            forget(stores)
             report[name]["cold"] = cold(location, args.seconds, args.workers)
             print(json.dumps({name: report[name]["cold"]}), file=sys.stderr)
     if "cold" in phases:
+        forget(stores)
         report["cold_in_turn"] = in_turn(stores)
         print(json.dumps(report["cold_in_turn"]), file=sys.stderr)
     if "writes" in phases:
         for name, location in stores.items() if not args.in_process else ():
+            forget(stores)
             report[name]["during_writes"] = during_writes(location, args.seconds, VAR / "bench-rewritten", args.workers)
             print(json.dumps({name: report[name]["during_writes"]}), file=sys.stderr)
+        forget(stores)
         report["during_writes_in_turn"] = in_turn(stores, books(REWRITTEN, VAR / "bench-rewritten"))
         print(json.dumps(report["during_writes_in_turn"]), file=sys.stderr)
     opened = {name: Research.open(location) for name, location in stores.items()}
