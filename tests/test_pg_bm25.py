@@ -1,9 +1,9 @@
 """The PostgreSQL store on pg_textsearch's BM25 indexes (scripts/deploy_postgres.py's servers on this machine):
 a fresh data folder loads the extension and the store ranks by it; the ranked fields' text is cut back by
 PostgreSQL into exactly the tokens gantha's analysis cut; a page from the index is the page BM25 over every
-match gives; searches go on, without an error, while a book is written again; a server without the extension
-is said at start and ranks the slower way; an index made with BM25 indexes on a server that lost them is
-refused."""
+match gives, its many bold-first matches walked down the index or, past a bound, ranked in SQL; searches go on,
+without an error, while a book is written again; a server without the extension is said at start and ranks the
+slower way; an index made with BM25 indexes on a server that lost them is refused."""
 
 from __future__ import annotations
 
