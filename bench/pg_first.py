@@ -25,7 +25,7 @@ import psycopg
 from backends import DISTINCT, VAR, read_queries, tune
 from gantha.model import SearchRequest
 from gantha.research import Research
-from gantha.store.postgres.compiler import Plan, scored_words
+from gantha.store.postgres.compiler import Plan
 from gantha.store.postgres.store import FIRST_SCORED
 
 from common import percentile
@@ -44,7 +44,7 @@ def _timed(conn: psycopg.Connection, statement: str, settings: dict[str, str]) -
 
 def _plan(research: Research, store, q: str) -> Plan:
     sq, _, _ = research.searcher.plan(SearchRequest(q=q))
-    return Plan(sq, store._collection(), store._df(scored_words(sq)), store._expand)
+    return store.plan(sq)
 
 
 def counts(postgres: Research, conn: psycopg.Connection, n: int) -> dict:

@@ -103,9 +103,7 @@ def test_postgresql_cuts_the_ranked_text_into_the_analysed_tokens(indexed):
 )
 def test_a_page_from_the_index_is_the_page_of_bm25_over_every_match(indexed, monkeypatch, q):
     store = open_store(indexed, create=False)
-    from gantha.store.postgres.compiler import Plan, scored_words
-
-    assert Plan(q, store._collection(), store._df(scored_words(q)), store._expand).bm25()
+    assert store.plan(q).bm25()
     got = store.search(q)
     monkeypatch.setattr("gantha.store.postgres.compiler.TIERS", ())  # every match ranked in SQL
     monkeypatch.setattr(store, "bm25_pages", False)
@@ -124,7 +122,7 @@ def test_many_matches_ranked_first_are_walked_down_the_index_else_ranked_in_sql(
     """Past :data:`FIRST_SCORED` matches ranked first, the page's are found down the BM25 index (its scores, as
     if each were scored); a walk longer than :data:`FIRST_WALK_MS` gives way to the SQL ranking."""
     import gantha.store.postgres.store as pg
-    from gantha.store.postgres.compiler import Plan, scored_words
+    from gantha.store.postgres.compiler import Plan
 
     store = open_store(indexed, create=False)
     words = ["buddham", "saranam", "gacchami", "dhammam", "sangham"]
@@ -144,8 +142,7 @@ def test_many_matches_ranked_first_are_walked_down_the_index_else_ranked_in_sql(
     )
     monkeypatch.setattr(pg, "FIRST_WALK_MS", 50)
     fallen = store.search(q)
-    plan = Plan(q, store._collection(), store._df(scored_words(q)), store._expand)
-    in_sql = store.db.fetch(plan.page(None, first_only=True, window=(q.limit, 0)))
+    in_sql = store.db.fetch(store.plan(q).page(None, first_only=True, window=(q.limit, 0)))
     want = [Passage(**orjson.loads(passage)).doc_id for _, _, ranked_first, _, passage in in_sql if ranked_first]
     assert [h.passage.doc_id for h in fallen.hits if h.ranked_first] == want and want
     store.close()

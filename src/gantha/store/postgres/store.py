@@ -292,10 +292,14 @@ class PostgresStore(TableStore):
         )
         return sorted(r[0] for r in rows)
 
+    def plan(self, q: StoreQuery) -> Plan:
+        """The SQL of a store query, with this index's statistics and its words' document frequencies."""
+        return Plan(q, self._collection(), self._df(scored_words(q)), self._expand)
+
     def search(self, q: StoreQuery) -> StoreResult:
         """The count (grouped by unit) beside the page: two statements on two connections."""
         deadline.check()
-        plan = Plan(q, self._collection(), self._df(scored_words(q)), self._expand)
+        plan = self.plan(q)
         if self.bm25_pages and q.limit and f"docs_{plan.bm25()}_bm25" in self._bm25_built:
             return self._search_bm25(plan)
         prepared = self._prepared(plan)
@@ -490,7 +494,7 @@ class PostgresStore(TableStore):
         visiting each match again (the counting and ranking are most of a frequent word's search here), and its
         pages are those of the whole ranking, not of the heaviest passages' tiers. Returns whether it was
         counted; one already kept for this generation is not counted again."""
-        plan = Plan(q, self._collection(), self._df(scored_words(q)), self._expand)
+        plan = self.plan(q)
         if plan.held() <= PREPARED_ABOVE:
             return False
         kept, ranking = self._prepared(plan), plan.ranking(RANKED_KEPT)
