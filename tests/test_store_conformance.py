@@ -360,6 +360,17 @@ def test_a_first_ingest_keeps_the_counts_postgresql_counts(pg_server, tmp_path, 
     store.close()
     kept, counted = counts_as_counted(url)
     assert kept == counted and kept["docs"] > 500 and len(kept["df"]) > 10_000
+    assert not _autovacuum_off(url)  # loaded without autovacuum, given back to it once vacuumed at the end
+
+
+def _autovacuum_off(url: str) -> bool:
+    """Whether autovacuum leaves ``docs`` alone (a first ingest's load)."""
+    import psycopg
+
+    from gantha.store.postgres.writer import LOADING_LEFT
+
+    with psycopg.connect(url) as conn:
+        return conn.execute(LOADING_LEFT).fetchone()[0]
 
 
 @pytest.mark.parametrize("kind", ["embedded", "postgres"])
@@ -400,13 +411,34 @@ def test_an_interrupted_ingest_leaves_the_last_commit_and_resumes(request, tmp_p
     store.commit([_record("note")])
     store.add([_passage("other", "1", "uncommitted words")])
     store.close()  # the process stops before its commit
+    if kind == "postgres":
+        assert _autovacuum_off(location)  # a first ingest loads without autovacuum
     reopened = open_store(location, create=False)
     assert reopened.search(_q("committed")).total == 1 and reopened.search(_q("uncommitted")).total == 0
     assert "md/other" not in reopened.books("md", channel=None)
     summary = ingest_cst(reopened, books)  # and an ingest run again completes
     assert summary.ok and summary.books == len(BOOKS)
     assert ingest_cst(reopened, books).unchanged == len(BOOKS)  # then has nothing left to do
+    if kind == "postgres":
+        assert not _autovacuum_off(location)  # the next write gave the died load's table back to autovacuum
     reopened.close()
+
+
+@pytest.mark.parametrize("kind", ["embedded", "postgres"])
+def test_a_paragraph_past_postgresqls_limits_on_positions_is_stored_and_ranked_alike(request, tmp_path, kind):
+    """A paragraph of more than 16,383 words, one of them said more than 256 times (PostgreSQL keeps no later
+    position, and no more per word), is written, found and ranked as the embedded store ranks it."""
+    server = request.getfixturevalue("pg_server") if kind == "postgres" else None
+    store = open_store(_location(kind, tmp_path, server))
+    words = [f"word{i}" for i in range(17_000)]
+    words[::50] = ["often"] * len(words[::50])  # 340 times
+    store.add([_passage("long", "1", " ".join(words)), _passage("short", "1", "often said, once")])
+    store.commit([_record("long"), _record("short")])
+    store.finish()
+    for word, expected in (("often", ["long", "short"]), ("word16999", ["long"])):  # 340 times weigh most
+        found = store.search(replace(_q(word), limit=5))
+        assert found.total == len(expected) and [h.passage.book for h in found.hits] == expected
+    store.close()
 
 
 @pytest.mark.parametrize("kind", ["embedded", "postgres"])

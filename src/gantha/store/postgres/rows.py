@@ -101,24 +101,49 @@ def vector(tokens: list[str | None], tiered: bool, text: bool = False) -> Analys
     """A field's tsvector literal, its length (field norm), its ``_top`` literal (empty unless ``tiered``), its
     distinct tokens and (``text``) its tokens space-separated. The tokens are letters, marks and digits: quoted as
     they are, nothing to escape for COPY."""
-    where: dict[str | None, list[int]] = {}
+    if len(tokens) > MAX_POSITIONS:  # a word may pass PostgreSQL's limits on positions
+        return _long_vector(tokens, tiered, text)
+    where: dict[str | None, str] = {}  # each token's literal, its positions appended as they come
     for i, t in enumerate(tokens, start=1):
         if t in where:
-            where[t].append(i)
+            where[t] += f",{i}"
         else:
-            where[t] = [i]
+            where[t] = f"'{t}':{i}"
+    too_long = where.pop(None, None) is not None
+    length = fieldnorm(len(tokens) - tokens.count(None) if too_long else len(tokens))
+    top = ""
+    if tiered and where:
+        k = BM25_K1 * (1 - BM25_B + BM25_B * length / TIER_AVG)
+        least = _least_tf(k)
+        if len(tokens) >= least:  # else no word is frequent enough
+            top = " ".join([_top(t, n, k) for t, n in Counter(tokens).items() if n >= least and t is not None])
+    words = "" if not text else " ".join(t for t in tokens if t is not None) if too_long else " ".join(tokens)  # type: ignore[arg-type]
+    return Analysed(" ".join(where.values()), length, top, where.keys(), words)  # type: ignore[arg-type]
+
+
+def _long_vector(tokens: list[str | None], tiered: bool, text: bool) -> Analysed:
+    """``vector`` of a field of more than 256 tokens: positions past 16,383 counted as that one, at most 256 a
+    word (PostgreSQL's limits)."""
+    where: dict[str | None, list[int]] = {}
+    for i, t in enumerate(tokens, start=1):
+        where.setdefault(t, []).append(i)
     where.pop(None, None)
-    if len(tokens) > MAX_POSITION or any(len(p) > MAX_POSITIONS for p in where.values()):  # PostgreSQL's limits
+    if len(tokens) > MAX_POSITION or any(len(p) > MAX_POSITIONS for p in where.values()):
         where = {t: sorted({min(i, MAX_POSITION) for i in p})[:MAX_POSITIONS] for t, p in where.items()}
     length = fieldnorm(len(tokens) - tokens.count(None))
     literal = " ".join([f"'{t}':{','.join(map(str, p))}" for t, p in where.items()])
     top = ""
     if tiered and where:
         k = BM25_K1 * (1 - BM25_B + BM25_B * length / TIER_AVG)
-        least = max(1, math.ceil(TIER_WEIGHT * k / (BM25_K1 + 1 - TIER_WEIGHT) - 1e-9))  # the tf reaching the weight
+        least = _least_tf(k)
         top = " ".join([_top(t, len(p), k) for t, p in where.items() if len(p) >= least])
     words = " ".join(t for t in tokens if t is not None) if text else ""
-    return Analysed(literal, length, top, where.keys(), words)
+    return Analysed(literal, length, top, where.keys(), words)  # type: ignore[arg-type]
+
+
+def _least_tf(k: float) -> int:
+    """The frequency in its passage from which a word's BM25 term weight reaches :data:`TIER_WEIGHT`."""
+    return max(1, math.ceil(TIER_WEIGHT * k / (BM25_K1 + 1 - TIER_WEIGHT) - 1e-9))
 
 
 def _top(token: str, tf: int, k: float) -> str:

@@ -46,7 +46,7 @@ from gantha.store.lexicon import Lexicon
 from gantha.store.postgres.compiler import Plan, Stats, lit, scored_words, within
 from gantha.store.postgres.schema import BM25, BM25_ON_REPLICA, FIELD_IDS, FIELDS, SCHEMA
 from gantha.store.postgres.vectors import PgVectors
-from gantha.store.postgres.writer import SCHEMA_LOCK, STATS, TASK_LOCK, Writer
+from gantha.store.postgres.writer import LOADED, SCHEMA_LOCK, STATS, TASK_LOCK, Writer
 from gantha.store.queue import TaskQueue
 from gantha.store.sql import PostgresDatabase, StatementTimeout, redacted
 from gantha.store.tables import TableStore
@@ -225,6 +225,7 @@ class PostgresStore(TableStore):
                 with psycopg.connect(self.url, autocommit=True) as conn:
                     for table in ("docs", "lexemes"):
                         conn.execute(f"VACUUM (ANALYZE) {table}")
+                    conn.execute(f"ALTER TABLE docs {LOADED}")  # autovacuum's again, after a first ingest's load
             self._changed = False
             self._bump()
 

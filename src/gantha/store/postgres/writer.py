@@ -47,6 +47,13 @@ COUNTED = "counted_to"  # meta key: the highest document number counted into ``l
 BLOCK = 100_000  # document numbers taken from the sequence at once
 ANALYSED_APART = 200  # passages of a batch from which it is analysed in the second process
 BULK = True  # a first ingest loads without indexes and builds them at its end (else: kept up to date throughout)
+# a first ingest's load, not vacuumed or analysed by autovacuum meanwhile (it took one of two cores for a minute
+# of the CST's load: a table that only grows, vacuumed and analysed once at the end), then autovacuum's again
+LOADING = "SET (autovacuum_enabled = off, toast.autovacuum_enabled = off)"
+LOADED = "RESET (autovacuum_enabled, toast.autovacuum_enabled)"
+LOADING_LEFT = (
+    "SELECT coalesce('autovacuum_enabled=off' = ANY(reloptions), false) FROM pg_class WHERE oid = 'docs'::regclass"
+)
 PENDED = (  # the GIN indexes that keep a pending list
     "SELECT c.relname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE a.amname = 'gin' "
     "AND c.relnamespace = current_schema()::regnamespace AND NOT coalesce(c.reloptions, '{}') @> '{fastupdate=off}'"
@@ -108,6 +115,8 @@ class Writer:
                 conn.execute("".join(f"ALTER TABLE docs ADD COLUMN {c} TEXT NOT NULL DEFAULT '';" for c in missing))
             if self._bulk:  # the first documents fix how the index is ranked
                 self._put_meta(conn, "ranking", self.ranking)
+            if self._bulk or conn.execute(LOADING_LEFT).fetchone()[0]:  # (left by a first ingest that died)
+                conn.execute(f"ALTER TABLE docs {LOADING if self._bulk else LOADED}")
             for name, target in [*search_indexes(self.ranking).items(), self._lexeme_index]:
                 if self._bulk:
                     conn.execute(f"DROP INDEX IF EXISTS {name}")  # loaded first, then indexed once
