@@ -117,7 +117,9 @@ def vector(tokens: list[str | None], tiered: bool, text: bool = False) -> Analys
         least = _least_tf(k)
         if len(tokens) >= least:  # else no word is frequent enough
             top = " ".join([_top(t, n, k) for t, n in Counter(tokens).items() if n >= least and t is not None])
-    words = "" if not text else " ".join(t for t in tokens if t is not None) if too_long else " ".join(tokens)  # type: ignore[arg-type]
+    words = ""
+    if text:
+        words = " ".join(t for t in tokens if t is not None) if too_long else " ".join(tokens)  # type: ignore[arg-type]
     return Analysed(" ".join(where.values()), length, top, where.keys(), words)  # type: ignore[arg-type]
 
 

@@ -47,8 +47,8 @@ COUNTED = "counted_to"  # meta key: the highest document number counted into ``l
 BLOCK = 100_000  # document numbers taken from the sequence at once
 ANALYSED_APART = 200  # passages of a batch from which it is analysed in the second process
 BULK = True  # a first ingest loads without indexes and builds them at its end (else: kept up to date throughout)
-# a first ingest's load, not vacuumed or analysed by autovacuum meanwhile (it took one of two cores for a minute
-# of the CST's load: a table that only grows, vacuumed and analysed once at the end), then autovacuum's again
+# a first ingest's load, left alone by autovacuum (at work mid-load, it slowed the CST's streaming: 124 s without
+# it, 148 s with it; the table only grows, and is vacuumed and analysed at the end), then given back to it
 LOADING = "SET (autovacuum_enabled = off, toast.autovacuum_enabled = off)"
 LOADED = "RESET (autovacuum_enabled, toast.autovacuum_enabled)"
 LOADING_LEFT = (
