@@ -457,9 +457,18 @@ def tune(base: str, data: Path) -> None:
         )
 
 
+def fresh_database(base: str, name: str) -> str:
+    """An empty database of this name on the server of ``base`` (dropped first if it exists); its URL."""
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    return base.replace("/postgres?", f"/{name}?")
+
+
 def main() -> None:
     import pgserver
-    import psycopg
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=30)
@@ -489,9 +498,7 @@ def main() -> None:
     report: dict = {name: {} for name in stores}
     if "ingest" in phases:
         shutil.rmtree(folder, ignore_errors=True)
-        with psycopg.connect(base, autocommit=True) as conn:
-            conn.execute("DROP DATABASE IF EXISTS gantha_bench")
-            conn.execute("CREATE DATABASE gantha_bench")
+        fresh_database(base, "gantha_bench")
         cst = books(args.books, VAR / "bench-books")
         for name, location in stores.items():
             report[name]["ingest"] = ingest(location, cst)

@@ -21,7 +21,7 @@ import time
 
 import psutil
 
-from backends import VAR, books, tune
+from backends import VAR, books, fresh_database, tune
 
 ACTIVITY = "SELECT pid, state, query FROM pg_stat_activity WHERE datname = 'gantha_phases'"
 
@@ -33,12 +33,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--books", default="", help="CST books whose names begin so (comma-separated), else every one")
     args = ap.parse_args()
+    VAR.mkdir(parents=True, exist_ok=True)
     base = pgserver.get_server(VAR / "bench-pg", cleanup_mode=None).get_uri()
     tune(base, VAR / "bench-pg")
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS gantha_phases")
-        conn.execute("CREATE DATABASE gantha_phases")
-    url = base.replace("/postgres?", "/gantha_phases?")
+    url = fresh_database(base, "gantha_phases")
     first_seen: dict[str, float] = {}
     cpu: dict[str, list[float]] = {}
     done = threading.Event()
@@ -47,7 +45,7 @@ def main() -> None:
     proc = psutil.Popen([*cmd, "--store", url, "--no-classify"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def watch() -> None:
-        processes: dict[int, tuple[psutil.Process, str]] = {}  # one object a pid: cpu_percent is since its last call
+        processes: dict[int, psutil.Process] = {}  # one object a pid: cpu_percent is since its last call
         with psycopg.connect(base, autocommit=True) as conn:
             while not done.wait(0.5):
                 pids = [(proc.pid, "ingest")]
@@ -62,8 +60,9 @@ def main() -> None:
                     continue  # streaming is over
                 for pid, kind in pids:
                     with contextlib.suppress(psutil.NoSuchProcess):
-                        p, _ = processes.setdefault(pid, (psutil.Process(pid), kind))
-                        cpu.setdefault(f"{kind} {pid}", []).append(p.cpu_percent())
+                        if pid not in processes:
+                            processes[pid] = psutil.Process(pid)
+                        cpu.setdefault(f"{kind} {pid}", []).append(processes[pid].cpu_percent())
 
     watcher = threading.Thread(target=watch)
     watcher.start()
