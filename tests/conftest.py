@@ -135,16 +135,16 @@ def full_store(full_ingest) -> EmbeddedStore:
 
 
 class Server:
-    """A real ``gantha serve`` process (one worker) on a free loopback port."""
+    """A real ``gantha serve`` process (one worker unless told) on a free loopback port."""
 
-    def __init__(self, index: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, index: Path, env: dict[str, str] | None = None, workers: int = 1) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
-        cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--index", str(index), "--port", str(port)]
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--index", str(index), "--port", str(self.port)]
         self.proc = subprocess.Popen(
-            [*cmd, "--workers", "1"],
+            [*cmd, "--workers", str(workers)],
             env={**os.environ, **(env or {})},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -784,14 +784,17 @@ def llm_serve(
 
 
 def _serve(index: str, host: str, port: int, workers: int) -> None:
-    import uvicorn
+    from gantha.api import workers as processes
 
     os.environ["GANTHA_STORE"] = index
     settings.cache_clear()  # the app, imported below in this process when workers=1, reads it again
     err.print(f"serving {redacted(index)} on http://{host}:{port} (API docs at /docs)", highlight=False, soft_wrap=True)
     for line in _switches(settings()):
         err.print(line, highlight=False, soft_wrap=True)
-    uvicorn.run("gantha.api.server:app", host=host, port=port, workers=workers, log_level="warning")
+    try:
+        processes.serve(host, port, workers)
+    except OSError as exc:  # the port taken, the host not this machine's
+        _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", 1)
 
 
 def _switches(s: Any) -> list[str]:

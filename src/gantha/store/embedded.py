@@ -17,9 +17,10 @@ simply ingested again (deleting its partial documents first), so re-running neve
 from __future__ import annotations
 
 import math
+import os
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from operator import itemgetter
 from pathlib import Path
@@ -62,6 +63,22 @@ def _by_count(buckets: list[tuple[str, int]]) -> list[tuple[str, int]]:
     buckets.sort(key=itemgetter(0))
     buckets.sort(key=itemgetter(1), reverse=True)  # stable: equal counts stay in key order
     return buckets
+
+
+def _mtime(path: str) -> str:
+    """A file's modification time in nanoseconds, "0" when it is absent."""
+    try:
+        return str(os.stat(path).st_mtime_ns)
+    except FileNotFoundError:
+        return "0"
+
+
+def _listed(folder: str, keep: Callable[[os.DirEntry], bool]) -> list[str]:
+    """The paths of a folder's entries that ``keep`` keeps, sorted; none when the folder is absent."""
+    try:
+        return sorted(e.path for e in os.scandir(folder) if keep(e))
+    except FileNotFoundError:
+        return []
 
 
 def _any(tokens: list[str]) -> str:
@@ -315,12 +332,15 @@ class EmbeddedStore(FolderServices, TableStore):
         return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
 
     def generation(self) -> str:
-        """Modification times of the files a write changes (cheap to read per request)."""
-        files = [self.path / "tantivy" / "meta.json", self.path / "gantha.sqlite-wal", self.path / "gantha.sqlite"]
-        files += sorted((self.path / "vectors").glob("*/meta.json"))
-        files += sorted((self.path / "vectors").glob("*/*.npy"))  # a matrix damaged or replaced: read again
-        files.append(self.path / "lexicon.sqlite")  # replaced or damaged: read again (and found damaged, said so)
-        return ",".join(str(f.stat().st_mtime_ns if f.exists() else 0) for f in files)
+        """Modification times of the files a write changes (read per request: one ``stat`` a file)."""
+        root = str(self.path)
+        files = [f"{root}/tantivy/meta.json", f"{root}/gantha.sqlite-wal", f"{root}/gantha.sqlite"]
+        corpora = _listed(f"{root}/vectors", lambda e: e.is_dir())
+        files += [f"{c}/meta.json" for c in corpora]
+        for c in corpora:  # a matrix damaged or replaced: read again
+            files += _listed(c, lambda e: e.name.endswith(".npy"))
+        files.append(f"{root}/lexicon.sqlite")  # replaced or damaged: read again (and found damaged, said so)
+        return ",".join(map(_mtime, files))
 
     # --- writing -------------------------------------------------------------------------------
 
