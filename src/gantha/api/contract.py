@@ -16,7 +16,6 @@ from pydantic import BaseModel
 from gantha.model import Hit, Passage, QueryInfo
 from gantha.search import resources
 from gantha.search.highlight import markdown_snippet
-from gantha.search.present import HIT_FIELDS
 from gantha.store.base import BookRecord
 from gantha.text.pali import canon, fold
 from gantha.text.sentences import split as split_sentences
@@ -82,8 +81,8 @@ def results(research: Research, hits: list[Hit], info: QueryInfo) -> list[Result
         citations = research.citations(p) if p.corpus == "cst" and p.channel == "pali" else None
         author = record.channel.author if record else ""
         out.append(
-            Result.model_construct(  # the hit's fields as they are (validated when it was made), and the rest
-                **{name: getattr(hit, name) for name in HIT_FIELDS},
+            Result(
+                **hit.model_dump(),
                 id=doc_id,
                 resource_id=str(uuid.uuid5(NAMESPACE, doc_id)),
                 resource_type=resources.resource_type(p.corpus, record.channel.type if record else "original"),

@@ -138,7 +138,7 @@ class Presenter:
         titles, corpora, kinds = self.store.from_records("buckets", _names)
         out = {
             name: [
-                Bucket.model_construct(key=k, count=c, title=titles.get(k) if name == "book" else None)
+                Bucket(key=k, count=c, title=titles.get(k) if name == "book" else None)
                 for k, c in buckets[: CHAPTER_BUCKETS if name == "chapter" else None]
             ]
             for name, buckets in aggregations.items()
@@ -156,7 +156,7 @@ class Presenter:
                 counts: Counter[str] = Counter()
                 for bucket in out["channel"]:
                     counts[kinds.get(bucket.key, ("", ""))[i] or "unknown"] += bucket.count
-                out[name] = [Bucket.model_construct(key=k, count=c, title=None) for k, c in counts.most_common()]
+                out[name] = [Bucket(key=k, count=c, title=None) for k, c in counts.most_common()]
         return out
 
 
