@@ -85,6 +85,15 @@ def test_a_second_server_on_the_port_is_refused_in_one_line(small_index: Path):
         assert httpx.get(f"{server.url}/api/v3/health", timeout=10).status_code == 200  # the first one unharmed
 
 
+def test_an_address_not_this_machines_is_refused_in_one_line(small_index: Path):
+    cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--index", str(small_index), "--workers", "2"]
+    refused = subprocess.run(
+        [*cmd, "--host", "192.0.2.1", "--port", "8999"], capture_output=True, text=True, timeout=60
+    )
+    assert refused.returncode == 1
+    assert "cannot listen on 192.0.2.1:8999: Cannot assign requested address" in refused.stderr
+
+
 def test_a_worker_that_dies_is_replaced_and_sigterm_stops_them_all(small_index: Path):
     server = Server(small_index, workers=2)
     try:

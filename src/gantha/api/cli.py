@@ -795,6 +795,8 @@ def _serve(index: str, host: str, port: int, workers: int) -> None:
         processes.serve(host, port, workers)
     except OSError as exc:  # the port taken, the host not this machine's
         _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", 1)
+    except processes.WorkerError as exc:
+        _fail(str(exc), 1)
 
 
 def _switches(s: Any) -> list[str]:

@@ -8,7 +8,8 @@ connection, 167.7–200.4 when they were shared). Here each worker binds the por
 new connection to one of them. Where the platform does not spread connections so (not Linux), uvicorn's workers
 serve instead.
 
-The supervisor restarts a worker that exits, and stops them all on SIGINT or SIGTERM.
+The supervisor starts a worker again when it exits (but stops when one could not start: uvicorn's
+``STARTUP_FAILURE``, or the port taken meanwhile), and stops them all on SIGINT or SIGTERM.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import threading
 from multiprocessing.process import BaseProcess
 
 import uvicorn
+from uvicorn.config import STARTUP_FAILURE
 
 APP = "gantha.api.server:app"
 BACKLOG = 2048  # uvicorn's default
@@ -56,9 +58,17 @@ def listening(host: str, port: int, shared: bool = True) -> socket.socket:
     return sock
 
 
+class WorkerError(RuntimeError):
+    """A worker could not start (its own message went to standard error)."""
+
+
 def _work(host: str, port: int, log_level: str) -> None:
     """One worker: its own socket on the port, the app served on it until it is asked to stop."""
-    sock = listening(host, port)
+    try:
+        sock = listening(host, port)
+    except OSError as exc:  # the port taken since the supervisor found it free
+        print(f"cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        sys.exit(STARTUP_FAILURE)
     uvicorn.Server(uvicorn.Config(APP, log_level=log_level)).run(sockets=[sock])
 
 
@@ -87,6 +97,8 @@ def serve(host: str, port: int, workers: int, log_level: str = "warning") -> Non
         while not stopping.wait(0.5):
             for i, process in enumerate(processes):
                 if not process.is_alive():
+                    if process.exitcode == STARTUP_FAILURE:  # started again, it would fail again
+                        raise WorkerError(f"a worker could not start (exit code {STARTUP_FAILURE}); see above")
                     log.warning("worker %s exited (%s); starting another", process.pid, process.exitcode)
                     processes[i] = start()
     finally:
