@@ -37,20 +37,15 @@ def balanced() -> bool:
     return sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
 
 
-def _address(host: str, port: int) -> tuple[socket.AddressFamily, tuple]:
-    family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
-    return family, address
-
-
 def listening(host: str, port: int, shared: bool = True) -> socket.socket:
     """A socket listening on ``host:port``; ``shared``: one of several on it (``SO_REUSEPORT``)."""
-    family, address = _address(host, port)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # as uvicorn binds one worker's
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         if shared:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind(address)
+        sock.bind((host, port))
         sock.listen(BACKLOG)
     except BaseException:
         sock.close()
