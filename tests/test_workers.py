@@ -3,6 +3,7 @@ refused, a worker that dies is replaced, and SIGTERM stops them all."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -106,5 +107,64 @@ def test_a_worker_that_dies_is_replaced_and_sigterm_stops_them_all(small_index: 
         assert server.proc.wait(60) == 0
         assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in now)
     finally:
-        if server.proc.poll() is None:
-            server.kill()
+        stop_all(server)
+
+
+def test_two_servers_started_at_once_on_one_port_one_is_refused(small_index: Path):
+    """The port is held from the supervisor's start, not only checked: of two servers started together, one is
+    refused (neither is given half of the other's connections)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "gantha.api.cli", "serve", "--index", str(small_index), "--port", str(port)]
+    both = [subprocess.Popen([*cmd, "--workers", "2"], stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        deadline = time.monotonic() + 60
+        while all(p.poll() is None for p in both) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        refused = [p for p in both if p.poll() is not None]
+        assert len(refused) == 1, "both servers are running on one port"
+        assert refused[0].returncode == 1
+        assert "Address already in use" in refused[0].stderr.read()
+        assert answers(f"http://127.0.0.1:{port}/api/v3/health")  # the other one serves
+    finally:
+        for p in both:
+            for child in psutil.Process(p.pid).children(recursive=True) if p.poll() is None else []:
+                child.kill()
+            p.kill()
+            p.wait()
+
+
+def test_the_workers_stop_when_their_supervisor_is_killed(small_index: Path):
+    server = Server(small_index, workers=2)
+    try:
+        processes = two_workers(server)
+        server.kill()  # SIGKILL: no chance to stop its workers
+        _, alive = psutil.wait_procs(processes, timeout=60)
+        assert not alive, alive  # none serves on without a supervisor, holding the port
+    finally:
+        stop_all(server)
+
+
+def answers(url: str, seconds: float = 60) -> bool:
+    """Whether ``url`` answers 200 within ``seconds`` (a server's workers listen once their app has started)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(url, timeout=5).status_code == 200:
+                return True
+        time.sleep(0.2)
+    return False
+
+
+def stop_all(server: Server) -> None:
+    """The server and every process it started, killed (a failed test leaves none serving)."""
+    try:
+        children = psutil.Process(server.proc.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        children = []
+    if server.proc.poll() is None:
+        server.kill()
+    for child in children:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()

@@ -793,9 +793,7 @@ def _serve(index: str, host: str, port: int, workers: int) -> None:
         err.print(line, highlight=False, soft_wrap=True)
     try:
         processes.serve(host, port, workers)
-    except OSError as exc:  # the port taken, the host not this machine's
-        _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", 1)
-    except processes.WorkerError as exc:
+    except processes.ServeError as exc:  # the port taken, the host not this machine's, a worker that failed
         _fail(str(exc), 1)
 
 

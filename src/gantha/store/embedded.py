@@ -69,7 +69,7 @@ def _mtime(path: str) -> str:
     """A file's modification time in nanoseconds, "0" when it is absent."""
     try:
         return str(os.stat(path).st_mtime_ns)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return "0"
 
 
@@ -77,7 +77,7 @@ def _listed(folder: str, keep: Callable[[os.DirEntry], bool]) -> list[str]:
     """The paths of a folder's entries that ``keep`` keeps, sorted; none when the folder is absent."""
     try:
         return sorted(e.path for e in os.scandir(folder) if keep(e))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return []
 
 
