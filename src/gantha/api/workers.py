@@ -129,6 +129,8 @@ def serve(host: str, port: int, workers: int, log_level: str = "warning") -> Non
         processes += [start() for _ in range(workers)]
         while not asked:
             time.sleep(0.5)
+            if asked:  # a Ctrl-C reaches the workers too: those it ended are not started again
+                break
             for i, process in enumerate(processes):
                 if not process.is_alive():
                     if process.exitcode == STARTUP_FAILURE:  # started again, it would fail again
