@@ -1,5 +1,6 @@
-"""A server's worker processes: connections opened at once are shared among them, a second server on the port is
-refused, a worker that dies is replaced, and SIGTERM stops them all."""
+"""A server's worker processes: connections opened at once are shared among them, a second server on the port (or
+started beside the first) is refused, a worker that dies is replaced, SIGTERM stops them all, and they stop when
+their supervisor is killed."""
 
 from __future__ import annotations
 
@@ -107,7 +108,7 @@ def test_a_worker_that_dies_is_replaced_and_sigterm_stops_them_all(small_index: 
         assert server.proc.wait(60) == 0
         assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in now)
     finally:
-        stop_all(server)
+        stop_all(server.proc)
 
 
 def test_two_servers_started_at_once_on_one_port_one_is_refused(small_index: Path):
@@ -129,10 +130,7 @@ def test_two_servers_started_at_once_on_one_port_one_is_refused(small_index: Pat
         assert answers(f"http://127.0.0.1:{port}/api/v3/health")  # the other one serves
     finally:
         for p in both:
-            for child in psutil.Process(p.pid).children(recursive=True) if p.poll() is None else []:
-                child.kill()
-            p.kill()
-            p.wait()
+            stop_all(p)
 
 
 def test_the_workers_stop_when_their_supervisor_is_killed(small_index: Path):
@@ -143,7 +141,7 @@ def test_the_workers_stop_when_their_supervisor_is_killed(small_index: Path):
         _, alive = psutil.wait_procs(processes, timeout=60)
         assert not alive, alive  # none serves on without a supervisor, holding the port
     finally:
-        stop_all(server)
+        stop_all(server.proc)
 
 
 def answers(url: str, seconds: float = 60) -> bool:
@@ -157,14 +155,15 @@ def answers(url: str, seconds: float = 60) -> bool:
     return False
 
 
-def stop_all(server: Server) -> None:
-    """The server and every process it started, killed (a failed test leaves none serving)."""
+def stop_all(proc: subprocess.Popen) -> None:
+    """A server and every process it started, killed (a failed test leaves none serving)."""
     try:
-        children = psutil.Process(server.proc.pid).children(recursive=True)
+        children = psutil.Process(proc.pid).children(recursive=True)
     except psutil.NoSuchProcess:
         children = []
-    if server.proc.poll() is None:
-        server.kill()
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
     for child in children:
         with contextlib.suppress(psutil.NoSuchProcess):
             child.kill()

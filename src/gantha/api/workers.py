@@ -127,9 +127,9 @@ def serve(host: str, port: int, workers: int, log_level: str = "warning") -> Non
     processes: list[BaseProcess] = []
     try:
         processes += [start() for _ in range(workers)]
-        while not asked:
+        while True:
             time.sleep(0.5)
-            if asked:  # a Ctrl-C reaches the workers too: those it ended are not started again
+            if asked:  # (looked at after the sleep: a Ctrl-C reaches the workers too, those it ended stay ended)
                 break
             for i, process in enumerate(processes):
                 if not process.is_alive():
